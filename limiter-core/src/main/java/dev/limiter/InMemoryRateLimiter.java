@@ -1,0 +1,115 @@
+package dev.limiter;
+
+import java.util.concurrent.TimeUnit;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+/**
+ * A limiter whose state lives in this process: the algorithm's in-memory twin over a bounded
+ * Caffeine cache whose entries expire when their state returns to idle, like the Redis keys.
+ *
+ * @param <S> state of one key
+ */
+final class InMemoryRateLimiter<S> implements RateLimiter {
+
+    private final String name;
+
+    private final Algorithm algorithm;
+
+    private final LimitSpec spec;
+
+    private final LocalAlgorithm<S> twin;
+
+    private final LimiterClock clock;
+
+    private final Cache<String, Entry<S>> states;
+
+    @SuppressWarnings("unchecked")
+    InMemoryRateLimiter(String name, Algorithm algorithm, LimitSpec spec, LimiterClock clock, long maxKeys) {
+        this.name = RedisKeys.checkName(name);
+        this.algorithm = algorithm;
+        this.spec = spec;
+        this.twin = (LocalAlgorithm<S>) algorithm.twin();
+        this.clock = clock;
+        this.states = Caffeine.newBuilder()
+            .maximumSize(maxKeys)
+            .ticker(() -> clock.nowMicros() * 1_000L)
+            .expireAfter(new EntryExpiry<S>())
+            .build();
+    }
+
+    /** State of one key and the time (us) at which it is idle again. */
+    record Entry<S>(S state, long idleAtMicros) {
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Algorithm algorithm() {
+        return algorithm;
+    }
+
+    @Override
+    public LimitSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public Decision tryAcquire(String key, long permits) {
+        checkPermits(permits);
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        long now = clock.nowMicros();
+        Decision[] decision = new Decision[1];
+        states.asMap().compute(key, (k, entry) -> {
+            LocalAlgorithm.Step<S> step = twin.apply(entry != null ? entry.state() : null, spec, now, permits);
+            decision[0] = step.decision();
+            if (!step.changed()) {
+                return entry;
+            }
+            return (step.state() != null) ? new Entry<>(step.state(), now + step.ttlMicros()) : null;
+        });
+        return decision[0];
+    }
+
+    /** Number of keys held, after expired ones are dropped. For tests and metrics. */
+    long keyCount() {
+        states.cleanUp();
+        return states.estimatedSize();
+    }
+
+    static void checkPermits(long permits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1 but was " + permits);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryRateLimiter[" + name + ", " + algorithm + ", " + spec + "]";
+    }
+
+    private static final class EntryExpiry<S> implements Expiry<String, Entry<S>> {
+
+        @Override
+        public long expireAfterCreate(String key, Entry<S> entry, long currentTime) {
+            return TimeUnit.MICROSECONDS.toNanos(entry.idleAtMicros()) - currentTime;
+        }
+
+        @Override
+        public long expireAfterUpdate(String key, Entry<S> entry, long currentTime, long currentDuration) {
+            return TimeUnit.MICROSECONDS.toNanos(entry.idleAtMicros()) - currentTime;
+        }
+
+        @Override
+        public long expireAfterRead(String key, Entry<S> entry, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.limiter;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.data.redis.core.script.DigestUtils;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * An algorithm's Lua script, read once from its resource with its SHA1 computed once, so each
+ * decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the script).
+ */
+@SuppressWarnings("rawtypes")
+final class LuaScript implements RedisScript<List> {
+
+    private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
+
+    static {
+        for (Algorithm algorithm : Algorithm.values()) {
+            SCRIPTS.put(algorithm, new LuaScript(read(algorithm.scriptLocation())));
+        }
+    }
+
+    private final String source;
+
+    private final String sha1;
+
+    private LuaScript(String source) {
+        this.source = source;
+        this.sha1 = DigestUtils.sha1DigestAsHex(source);
+    }
+
+    static LuaScript of(Algorithm algorithm) {
+        return SCRIPTS.get(algorithm);
+    }
+
+    private static String read(String location) {
+        try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(location)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + location + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot read Lua script " + location, ex);
+        }
+    }
+
+    @Override
+    public String getSha1() {
+        return sha1;
+    }
+
+    @Override
+    public Class<List> getResultType() {
+        return List.class;
+    }
+
+    @Override
+    public String getScriptAsString() {
+        return source;
+    }
+}

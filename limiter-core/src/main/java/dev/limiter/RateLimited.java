@@ -1,0 +1,59 @@
+package dev.limiter;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Limits calls of a method, or of every public method of a type, through the named limiter. A limiter
+ * configured under {@code limiter.limiters.<name>} overrides the values given here, so limits can be
+ * tuned without recompiling. A rejected call throws {@link RateLimitExceededException}.
+ *
+ * <pre>{@code
+ * @RateLimited(name = "orders", key = "#user.id", algorithm = Algorithm.TOKEN_BUCKET, limit = 5, window = "10s")
+ * public List<Order> orders(User user) { ... }
+ * }</pre>
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+public @interface RateLimited {
+
+    /** Alias for {@link #name()}. */
+    @AliasFor("name")
+    String value() default "";
+
+    /**
+     * Name of the limiter; calls that share a name share the limit. It is also the configuration key
+     * {@code limiter.limiters.<name>}: letters, digits, '.', '-' or '_'.
+     */
+    @AliasFor("value")
+    String name() default "";
+
+    /**
+     * SpEL expression over the method's parameters giving the key limited separately, such as
+     * {@code #user.id}, {@code #p0} or {@code @tenants.current()}. Empty: one limit for all callers.
+     */
+    String key() default "";
+
+    /** Algorithm, unless {@code limiter.limiters.<name>.algorithm} says otherwise. */
+    Algorithm algorithm() default Algorithm.TOKEN_BUCKET;
+
+    /** Permits per window, unless configured; 0 leaves it to configuration. */
+    long limit() default 0;
+
+    /** Window length such as {@code "10s"}, {@code "500ms"} or {@code "PT1H"}; empty leaves it to configuration. */
+    String window() default "";
+
+    /** Capacity of a bucket algorithm; 0 means equal to the limit. */
+    long burst() default 0;
+
+    /** SpEL expression giving the permits one call takes, a positive whole number. */
+    String cost() default "1";
+}

@@ -1,0 +1,64 @@
+package dev.limiter;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The limiters of an application by name, each created once by one {@link RateLimiterFactory}.
+ * Thread-safe.
+ */
+public final class RateLimiterRegistry {
+
+    private final RateLimiterFactory factory;
+
+    private final Map<String, RateLimiter> limiters = new ConcurrentHashMap<>();
+
+    public RateLimiterRegistry(RateLimiterFactory factory) {
+        if (factory == null) {
+            throw new IllegalArgumentException("factory must not be null");
+        }
+        this.factory = factory;
+    }
+
+    /**
+     * Returns the limiter of that name, creating it on first use. Registering the same name again
+     * with the same algorithm and spec returns the same limiter.
+     *
+     * @throws IllegalStateException if the name is registered with another algorithm or spec
+     */
+    public RateLimiter register(String name, Algorithm algorithm, LimitSpec spec) {
+        RateLimiter limiter = limiters.computeIfAbsent(name, n -> factory.create(n, algorithm, spec));
+        if (limiter.algorithm() != algorithm || !limiter.spec().equals(spec)) {
+            throw new IllegalStateException("Limiter '" + name + "' is already registered as " + limiter.algorithm() + " "
+                    + limiter.spec() + " and cannot also be " + algorithm + " " + spec);
+        }
+        return limiter;
+    }
+
+    /** The limiter of that name, if registered. */
+    public Optional<RateLimiter> find(String name) {
+        return Optional.ofNullable(limiters.get(name));
+    }
+
+    /**
+     * The limiter of that name.
+     *
+     * @throws IllegalArgumentException naming the registered limiters when there is none
+     */
+    public RateLimiter get(String name) {
+        RateLimiter limiter = limiters.get(name);
+        if (limiter == null) {
+            throw new IllegalArgumentException("No limiter named '" + name + "'; registered: " + new TreeMap<>(limiters).keySet());
+        }
+        return limiter;
+    }
+
+    /** Every registered limiter. */
+    public Collection<RateLimiter> limiters() {
+        return Collections.unmodifiableCollection(limiters.values());
+    }
+}

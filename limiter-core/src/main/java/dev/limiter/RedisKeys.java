@@ -1,0 +1,106 @@
+package dev.limiter;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.regex.Pattern;
+
+/**
+ * Builds Redis keys of the form {@code <prefix>:{<limiter name>:<user key>}:<algorithm>}. The braces
+ * make everything one decision touches share a hash tag (Redis Cluster); user keys are escaped so
+ * that no text can close the tag early or collide with another key.
+ */
+final class RedisKeys {
+
+    /** Limiter names: what a YAML map key and a Redis key both take without quoting. */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+    /** Escaped user keys longer than this are replaced by a digest, so keys stay bounded. */
+    static final int MAX_KEY_CHARS = 128;
+
+    private RedisKeys() {
+    }
+
+    static String checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("Invalid limiter name '" + name + "': use 1 to 100 letters, digits, '.', '-' or '_', "
+                    + "starting with a letter or digit");
+        }
+        return name;
+    }
+
+    static String checkPrefix(String prefix) {
+        if (prefix == null || prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("Invalid key prefix '" + prefix + "': it must be non-empty and contain no '{' or '}'");
+        }
+        return prefix;
+    }
+
+    /** Start of every key of one limiter, up to where the user key goes. */
+    static String head(String prefix, String name) {
+        return prefix + ":{" + name + ":";
+    }
+
+    /** End of every key of one algorithm, after the user key. */
+    static String tail(Algorithm algorithm) {
+        return "}:" + algorithm.keySuffix();
+    }
+
+    /**
+     * Escapes a user key injectively: '%', '{' and '}' become %25, %7B and %7D, and an unpaired
+     * surrogate (which UTF-8 cannot carry) becomes %uXXXX. A longer result is replaced by
+     * {@code %H} and a SHA-256 digest; '%' followed by 'H' never appears in an escaped key.
+     */
+    static String escape(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (key.length() <= MAX_KEY_CHARS && isPlain(key)) {
+            return key;
+        }
+        StringBuilder out = new StringBuilder(key.length() + 16);
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '%') {
+                out.append("%25");
+            }
+            else if (c == '{') {
+                out.append("%7B");
+            }
+            else if (c == '}') {
+                out.append("%7D");
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                out.append(c).append(key.charAt(++i));
+            }
+            else if (Character.isSurrogate(c)) {
+                out.append("%u").append(String.format("%04X", (int) c));
+            }
+            else {
+                out.append(c);
+            }
+        }
+        return out.length() <= MAX_KEY_CHARS ? out.toString() : digest(out.toString());
+    }
+
+    private static boolean isPlain(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '%' || c == '{' || c == '}' || Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String digest(String escaped) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(escaped.getBytes(StandardCharsets.UTF_8));
+            return "%H" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+}
