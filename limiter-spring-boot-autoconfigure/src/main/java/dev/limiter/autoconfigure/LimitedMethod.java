@@ -1,0 +1,81 @@
+package dev.limiter.autoconfigure;
+
+import java.lang.reflect.Method;
+
+import dev.limiter.RateLimiter;
+
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.Expression;
+
+/**
+ * A {@code @RateLimited} method ready to limit: its limiter and its key and cost expressions,
+ * parsed once at startup and evaluated per call.
+ */
+final class LimitedMethod {
+
+    private final RateLimiter limiter;
+
+    private final Expression key;
+
+    private final Expression cost;
+
+    private final String site;
+
+    private final ParameterNameDiscoverer parameterNames;
+
+    private final BeanResolver beanResolver;
+
+    /**
+     * @param key key expression, or null for one key shared by all calls
+     * @param cost cost expression, or null for a cost of 1
+     */
+    LimitedMethod(RateLimiter limiter, Expression key, Expression cost, String site, ParameterNameDiscoverer parameterNames,
+            BeanResolver beanResolver) {
+        this.limiter = limiter;
+        this.key = key;
+        this.cost = cost;
+        this.site = site;
+        this.parameterNames = parameterNames;
+        this.beanResolver = beanResolver;
+    }
+
+    RateLimiter limiter() {
+        return limiter;
+    }
+
+    /** The key this call is limited under. */
+    String key(Method method, Object[] args, Object target) {
+        if (key == null) {
+            return "";
+        }
+        Object value = key.getValue(context(method, args, target));
+        if (value == null || value.toString().isEmpty()) {
+            throw new IllegalArgumentException("The rate limit key " + key.getExpressionString() + " of " + site
+                    + " evaluated to " + (value == null ? "null" : "an empty text") + "; a call needs a key to be limited");
+        }
+        return value.toString();
+    }
+
+    /** The permits this call takes. */
+    long cost(Method method, Object[] args, Object target) {
+        if (cost == null) {
+            return 1;
+        }
+        Object value = cost.getValue(context(method, args, target));
+        if (value instanceof Number number && number.doubleValue() == number.longValue() && number.longValue() >= 1) {
+            return number.longValue();
+        }
+        throw new IllegalArgumentException("The rate limit cost " + cost.getExpressionString() + " of " + site + " evaluated to " + value
+                + "; it must be a whole number of at least 1");
+    }
+
+    private MethodBasedEvaluationContext context(Method method, Object[] args, Object target) {
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        return context;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.limiter.autoconfigure;
+
+import dev.limiter.RateLimiterFactory;
+import dev.limiter.RateLimiterRegistry;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+
+/**
+ * Auto-configuration of Limiter: a {@link RateLimiterRegistry} on the Redis or in-memory backend,
+ * and interception of {@code @RateLimited} methods.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LimiterProperties.class)
+@Import({ RedisBackendConfiguration.class, MemoryBackendConfiguration.class })
+public final class LimiterAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimiterRegistry rateLimiterRegistry(RateLimiterFactory rateLimiterFactory) {
+        return new RateLimiterRegistry(rateLimiterFactory);
+    }
+
+    @Bean
+    LimiterDefinitions limiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry) {
+        LimiterDefinitions definitions = new LimiterDefinitions(properties, registry);
+        definitions.registerConfigured();
+        return definitions;
+    }
+
+    @Bean
+    RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory) {
+        return new RateLimitedMethods(definitions, beanFactory);
+    }
+
+    /** Once every bean is created, a configured limiter that nothing completes is reported. */
+    @Bean
+    static SmartInitializingSingleton limiterConfigurationCheck(ObjectProvider<LimiterDefinitions> definitions) {
+        return () -> definitions.getObject().checkConfigured();
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static RateLimitedAdvisingPostProcessor rateLimitedAdvisingPostProcessor(ObjectProvider<RateLimitedMethods> methods) {
+        return new RateLimitedAdvisingPostProcessor(methods::getObject);
+    }
+}

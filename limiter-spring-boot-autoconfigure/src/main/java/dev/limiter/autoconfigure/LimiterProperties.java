@@ -1,0 +1,166 @@
+package dev.limiter.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.limiter.Algorithm;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of Limiter, under the prefix {@code limiter}.
+ */
+@ConfigurationProperties("limiter")
+public class LimiterProperties {
+
+    /**
+     * Whether rate limiting is enabled. When false, @RateLimited methods run unlimited.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Where limiter state lives. 'auto' uses Redis when a RedisConnectionFactory exists and memory
+     * otherwise.
+     */
+    private Backend backend = Backend.AUTO;
+
+    /**
+     * Prefix of every Redis key Limiter writes. Must not contain '{' or '}'.
+     */
+    private String keyPrefix = "limiter";
+
+    /**
+     * Limiters by name. Values given here override those of @RateLimited annotations with the same
+     * name.
+     */
+    private Map<String, Limiter> limiters = new LinkedHashMap<>();
+
+    private final Memory memory = new Memory();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Backend getBackend() {
+        return backend;
+    }
+
+    public void setBackend(Backend backend) {
+        this.backend = backend;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Map<String, Limiter> getLimiters() {
+        return limiters;
+    }
+
+    public void setLimiters(Map<String, Limiter> limiters) {
+        this.limiters = limiters;
+    }
+
+    public Memory getMemory() {
+        return memory;
+    }
+
+    /** Where limiter state lives. */
+    public enum Backend {
+
+        /** Redis when a RedisConnectionFactory exists, memory otherwise. */
+        AUTO,
+
+        /** Redis; startup fails without a RedisConnectionFactory. */
+        REDIS,
+
+        /** This process only: each instance limits on its own. */
+        MEMORY
+
+    }
+
+    /** One named limiter. Unset values come from the @RateLimited annotation with this name. */
+    public static class Limiter {
+
+        /**
+         * Algorithm deciding. Defaults to the annotation's, else token-bucket.
+         */
+        private Algorithm algorithm;
+
+        /**
+         * Permits per window; for bucket algorithms the sustained rate is limit/window.
+         */
+        private Long limit;
+
+        /**
+         * Length of the window, such as 10s, 500ms or 1h.
+         */
+        private Duration window;
+
+        /**
+         * Capacity of a bucket algorithm (token-bucket). Defaults to the limit.
+         */
+        private Long burst;
+
+        public Algorithm getAlgorithm() {
+            return algorithm;
+        }
+
+        public void setAlgorithm(Algorithm algorithm) {
+            this.algorithm = algorithm;
+        }
+
+        public Long getLimit() {
+            return limit;
+        }
+
+        public void setLimit(Long limit) {
+            this.limit = limit;
+        }
+
+        public Duration getWindow() {
+            return window;
+        }
+
+        public void setWindow(Duration window) {
+            this.window = window;
+        }
+
+        public Long getBurst() {
+            return burst;
+        }
+
+        public void setBurst(Long burst) {
+            this.burst = burst;
+        }
+
+    }
+
+    /** The in-memory backend, also used while Redis fails. */
+    public static class Memory {
+
+        /**
+         * Keys each limiter keeps in memory; beyond that the least recently used are forgotten.
+         */
+        private long maxKeys = 100_000;
+
+        public long getMaxKeys() {
+            return maxKeys;
+        }
+
+        public void setMaxKeys(long maxKeys) {
+            this.maxKeys = maxKeys;
+        }
+
+    }
+
+}

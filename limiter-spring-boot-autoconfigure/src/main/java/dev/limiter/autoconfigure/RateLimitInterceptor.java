@@ -1,0 +1,42 @@
+package dev.limiter.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
+ * {@link RateLimitExceededException} without calling the method.
+ */
+final class RateLimitInterceptor implements MethodInterceptor {
+
+    private final Supplier<RateLimitedMethods> methods;
+
+    RateLimitInterceptor(Supplier<RateLimitedMethods> methods) {
+        this.methods = methods;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Method method = invocation.getMethod();
+        Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+        LimitedMethod limited = methods.get().get(method, targetClass);
+        if (limited == null) {
+            return invocation.proceed();
+        }
+        Object[] args = invocation.getArguments();
+        Decision decision = limited.limiter().tryAcquire(limited.key(method, args, target), limited.cost(method, args, target));
+        if (decision.rejected()) {
+            throw new RateLimitExceededException(limited.limiter().name(), decision);
+        }
+        return invocation.proceed();
+    }
+}

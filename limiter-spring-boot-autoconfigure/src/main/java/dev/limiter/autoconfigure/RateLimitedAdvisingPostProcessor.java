@@ -1,0 +1,31 @@
+package dev.limiter.autoconfigure;
+
+import java.util.function.Supplier;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+
+/**
+ * Proxies beans with {@code @RateLimited} methods, and prepares those methods as each bean is
+ * created so that a bad limiter or expression stops startup. The rate limit runs before other
+ * advice (transactions, caching), so a rejected call costs nothing else.
+ */
+final class RateLimitedAdvisingPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+    private final Supplier<RateLimitedMethods> methods;
+
+    RateLimitedAdvisingPostProcessor(Supplier<RateLimitedMethods> methods) {
+        this.methods = methods;
+        this.advisor = new DefaultPointcutAdvisor(new RateLimitedPointcut(), new RateLimitInterceptor(methods));
+        setBeforeExistingAdvisors(true);
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (isEligible(bean, beanName)) {
+            methods.get().prepare(AopUtils.getTargetClass(bean));
+        }
+        return super.postProcessAfterInitialization(bean, beanName);
+    }
+}

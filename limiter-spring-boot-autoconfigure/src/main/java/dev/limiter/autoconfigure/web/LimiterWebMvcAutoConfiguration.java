@@ -1,0 +1,25 @@
+package dev.limiter.autoconfigure.web;
+
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/** Spring MVC integration of Limiter: rejected calls become {@code 429 Too Many Requests}. */
+@AutoConfiguration(after = LimiterAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+public final class LimiterWebMvcAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitExceededHandler rateLimitExceededHandler() {
+        return new RateLimitExceededHandler();
+    }
+}

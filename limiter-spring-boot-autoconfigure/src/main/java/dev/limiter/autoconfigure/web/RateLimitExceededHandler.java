@@ -1,0 +1,52 @@
+package dev.limiter.autoconfigure.web;
+
+import java.time.Duration;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+
+/**
+ * Answers a rejected call with {@code 429 Too Many Requests}, a {@code Retry-After} header in whole
+ * seconds (rounded up) and a problem detail naming the limiter. Ordered last, so the application's
+ * own exception handlers take precedence.
+ */
+@ControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class RateLimitExceededHandler {
+
+    @ExceptionHandler(RateLimitExceededException.class)
+    public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException ex) {
+        Decision decision = ex.getDecision();
+        ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
+        problem.setTitle("Too Many Requests");
+        problem.setProperty("limiter", ex.getLimiterName());
+        problem.setProperty("limit", decision.limit());
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS);
+        if (decision.neverAllowed()) {
+            problem.setDetail("The request costs more than limiter '" + ex.getLimiterName() + "' can ever allow ("
+                    + decision.limit() + " permits)");
+        }
+        else {
+            long seconds = retryAfterSeconds(decision.retryAfter());
+            problem.setDetail("Rate limit '" + ex.getLimiterName() + "' exceeded; retry after " + seconds + " s");
+            problem.setProperty("retryAfter", seconds);
+            response.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+        }
+        return response.body(problem);
+    }
+
+    /** Whole seconds, rounded up and at least 1, so a client never retries too early. */
+    static long retryAfterSeconds(Duration retryAfter) {
+        long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
+        return Math.max(1, seconds);
+    }
+}
