@@ -1,0 +1,388 @@
+package dev.limiter.test;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
+import java.util.stream.Stream;
+
+/** A {@code redis-server} child process on a free loopback port, with its own temporary directory. */
+final class RedisServerProcess implements Server {
+
+    static final String HOST = "127.0.0.1";
+    static final int STARTUP_TIMEOUT_MILLIS = 10_000;
+    static final int PORT_ATTEMPTS = 5;
+    /** Never started on: a developer's or CI's own Redis may live there. */
+    static final int RESERVED_PORT = 6379;
+
+    private static final String DIR_PREFIX = "limiter-test-redis-";
+    private static final String LOG = "redis.log";
+    private static final String OWNER_PID = "owner.pid";
+    private static final String SERVER_PID = "server.pid";
+    private static final AtomicBoolean ORPHANS_REAPED = new AtomicBoolean();
+
+    private final Path executable;
+    private final Path dir;
+    private final int port;
+    private Process process;
+    private boolean stopped;
+
+    private RedisServerProcess(Path executable, Path dir, int port, Process process) {
+        this.executable = executable;
+        this.dir = dir;
+        this.port = port;
+        this.process = process;
+    }
+
+    /** The binary named by LIMITER_TEST_REDIS_SERVER, else redis-server on PATH; empty with no reason if absent. */
+    static Path findExecutable() {
+        String configured = Settings.serverExecutable();
+        if (configured != null) {
+            Path path = Path.of(configured);
+            if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
+                throw new IllegalStateException(Settings.SERVER_ENV + "=" + configured + " is not an executable file.");
+            }
+            return path;
+        }
+        String pathVariable = System.getenv("PATH");
+        if (pathVariable == null) {
+            return null;
+        }
+        boolean windows = File.separatorChar == '\\';
+        for (String entry : pathVariable.split(File.pathSeparator)) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            for (String name : windows ? List.of("redis-server.exe", "redis-server") : List.of("redis-server")) {
+                Path candidate = Path.of(entry, name);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return candidate;
+                }
+            }
+        }
+        return null;
+    }
+
+    static RedisServerProcess start(Path executable) {
+        return start(executable, RedisServerProcess::freePort);
+    }
+
+    /** Starts on ports from the supplier, moving on to the next while a port turns out to be taken. */
+    static RedisServerProcess start(Path executable, IntSupplier ports) {
+        reapOrphansOnce();
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(DIR_PREFIX);
+            Files.writeString(dir.resolve(OWNER_PID), identity(ProcessHandle.current()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
+        }
+        try {
+            PortTakenException lastTaken = null;
+            for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+                int port = ports.getAsInt();
+                if (port == RESERVED_PORT) {
+                    continue;
+                }
+                try {
+                    return new RedisServerProcess(executable, dir, port, launch(executable, dir, port));
+                } catch (PortTakenException e) {
+                    lastTaken = e;
+                }
+            }
+            throw new IllegalStateException("redis-server found no free port after " + PORT_ATTEMPTS + " attempts"
+                    + (lastTaken == null ? "" : "; last: " + lastTaken.getMessage()));
+        } catch (RuntimeException | Error e) {
+            deleteRecursively(dir);
+            throw e;
+        }
+    }
+
+    @Override
+    public String host() {
+        return HOST;
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public synchronized void kill() {
+        checkNotStopped();
+        // destroyForcibly is SIGKILL on Unix: no shutdown, no save, like a crash.
+        process.destroyForcibly();
+        awaitExit(process, 5);
+    }
+
+    @Override
+    public synchronized void restart() {
+        checkNotStopped();
+        if (process.isAlive()) {
+            terminate(process);
+        }
+        try {
+            process = launch(executable, dir, port);
+        } catch (PortTakenException e) {
+            throw new IllegalStateException("cannot restart redis-server on " + HOST + ":" + port
+                    + ": another process took the port meanwhile", e);
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        terminate(process);
+        deleteRecursively(dir);
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server " + executable + " on " + HOST + ":" + port + " (pid " + process.pid() + ")";
+    }
+
+    private void checkNotStopped() {
+        if (stopped) {
+            throw new IllegalStateException("this redis-server was stopped (close() was called)");
+        }
+    }
+
+    /** Runs redis-server on the port and returns once it answers PING as the server using our directory. */
+    private static Process launch(Path executable, Path dir, int port) throws PortTakenException {
+        Path log = dir.resolve(LOG);
+        long logOffset = sizeOf(log);
+        clearData(dir);
+        List<String> command = List.of(executable.toString(),
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--dir", dir.toString(),
+                "--save", "",
+                "--appendonly", "no",
+                "--daemonize", "no");
+        Process process;
+        try {
+            process = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true) // config errors go to stderr before the log exists
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + executable + ": " + e.getMessage(), e);
+        }
+        try {
+            Files.writeString(dir.resolve(SERVER_PID), identity(process.toHandle()));
+        } catch (IOException e) {
+            // Only the orphan reaper reads this file; the server itself is fine.
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STARTUP_TIMEOUT_MILLIS);
+        while (true) {
+            if (!process.isAlive()) {
+                awaitExit(process, 1);
+                String tail = tail(log, logOffset);
+                if (tail.contains("Address already in use") || tail.contains("Failed listening on port")) {
+                    throw new PortTakenException("port " + port + " is in use");
+                }
+                throw new IllegalStateException(describe(executable, port) + " exited with code "
+                        + process.exitValue() + "." + logSection(tail));
+            }
+            if (Resp.ping(HOST, port, 250)) {
+                if (usesDirectory(port, dir)) {
+                    return process;
+                }
+                // Someone else answers on this port; ours will fail to bind (or already has).
+                terminate(process);
+                throw new PortTakenException("port " + port + " is served by another Redis");
+            }
+            if (System.nanoTime() > deadline) {
+                terminate(process);
+                throw new IllegalStateException(describe(executable, port) + " did not answer PING within "
+                        + STARTUP_TIMEOUT_MILLIS / 1000 + " s." + logSection(tail(log, logOffset)));
+            }
+            sleep(20);
+        }
+    }
+
+    private static String describe(Path executable, int port) {
+        return "redis-server (" + executable + ") on " + HOST + ":" + port;
+    }
+
+    private static String logSection(String tail) {
+        return tail.isBlank() ? " It wrote nothing to its log." : " Last lines of its log:\n" + tail.indent(4).stripTrailing();
+    }
+
+    /** Our temporary directory is unique, so a server reporting it as its dir is ours and no one else's. */
+    private static boolean usesDirectory(int port, Path dir) {
+        try {
+            Object reply = Resp.call(HOST, port, 1_000, "CONFIG", "GET", "dir");
+            return reply instanceof List<?> list && list.size() == 2
+                    && String.valueOf(list.get(1)).endsWith(dir.getFileName().toString());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static int freePort() {
+        for (int i = 0; i < 10; i++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+                int port = socket.getLocalPort();
+                if (port != RESERVED_PORT) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot find a free port on " + HOST, e);
+            }
+        }
+        throw new IllegalStateException("cannot find a free port on " + HOST);
+    }
+
+    /** SIGTERM first so Redis exits cleanly; SIGKILL if it does not within a few seconds. */
+    private static void terminate(Process process) {
+        process.destroy();
+        if (!awaitExit(process, 5)) {
+            process.destroyForcibly();
+            awaitExit(process, 5);
+        }
+    }
+
+    private static boolean awaitExit(Process process, int seconds) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return process.waitFor(seconds, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true; // finish stopping; the interrupt is restored below
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** restart() promises empty data: remove whatever a previous run may have written, keep log and pid files. */
+    private static void clearData(Path dir) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (!name.equals(LOG) && !name.equals(OWNER_PID) && !name.equals(SERVER_PID)) {
+                    deleteRecursively(entry);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear " + dir, e);
+        }
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.exists(file) ? Files.size(file) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** The last lines written to the log since offset. */
+    static String tail(Path log, long offset) {
+        try {
+            byte[] bytes = Files.readAllBytes(log);
+            int from = (int) Math.min(offset, bytes.length);
+            List<String> lines = new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8).lines().toList();
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for redis-server", e);
+        }
+    }
+
+    static void deleteRecursively(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // Best effort: a leftover temp directory is harmless.
+        }
+    }
+
+    // Orphans: a JVM killed with SIGKILL runs no shutdown hook, so its redis-server lives on. The next
+    // JVM stops servers whose owning JVM is gone, recognising both by pid and start time.
+
+    private static String identity(ProcessHandle handle) {
+        return handle.pid() + " " + handle.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+    }
+
+    /** The live process a pid file names, if it is still that process: same pid and same start time. */
+    private static Optional<ProcessHandle> sameLiveProcess(long[] recorded) {
+        return ProcessHandle.of(recorded[0])
+                .filter(ProcessHandle::isAlive)
+                .filter(h -> recorded[1] == -1
+                        || h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == recorded[1]);
+    }
+
+    /** pid and start time (epoch millis, or -1 when unknown) from a pid file; null when unreadable. */
+    private static long[] readIdentity(Path pidFile) {
+        try {
+            String[] parts = Files.readString(pidFile).trim().split(" ");
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void reapOrphansOnce() {
+        if (!ORPHANS_REAPED.compareAndSet(false, true)) {
+            return;
+        }
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, DIR_PREFIX + "*")) {
+            for (Path dir : dirs) {
+                long[] owner = readIdentity(dir.resolve(OWNER_PID));
+                // Unreadable: another JVM may be writing it right now. Leave such directories alone.
+                if (owner == null || sameLiveProcess(owner).isPresent()) {
+                    continue;
+                }
+                long[] server = readIdentity(dir.resolve(SERVER_PID));
+                if (server != null && server[1] != -1) { // without a start time the pid may be reused
+                    sameLiveProcess(server).ifPresent(ProcessHandle::destroyForcibly);
+                }
+                deleteRecursively(dir);
+            }
+        } catch (IOException | RuntimeException e) {
+            // Best effort only.
+        }
+    }
+
+    /** The port was taken between choosing it and the server binding it: choose another. */
+    private static final class PortTakenException extends Exception {
+        PortTakenException(String message) {
+            super(message);
+        }
+    }
+}

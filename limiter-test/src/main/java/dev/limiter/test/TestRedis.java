@@ -1,0 +1,312 @@
+package dev.limiter.test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A real Redis for tests: the one named by {@code LIMITER_TEST_REDIS_URL}, else a Testcontainers
+ * {@code redis:7} container when Docker answers, else a {@code redis-server} process on a free loopback port.
+ *
+ * <p>Most tests use {@link #shared()}; tests that stop, kill or restart Redis take a private one with
+ * {@link #start()} and close it:
+ * <pre>{@code
+ * try (TestRedis redis = TestRedis.start()) {
+ *     client.connect(redis.url());
+ *     redis.kill();      // Redis is gone, the port stays reserved
+ *     redis.restart();   // back on the same port, empty
+ * }
+ * }</pre>
+ *
+ * <p>Settings, read from a system property or else the environment variable:
+ * <ul>
+ * <li>{@code limiter.test.redis.url} / {@code LIMITER_TEST_REDIS_URL}:
+ *     {@code redis://[user:password@]host:port[/db]} of a Redis that tests may use; nothing is started.</li>
+ * <li>{@code limiter.test.redis.docker} / {@code LIMITER_TEST_REDIS_DOCKER}: {@code false} never uses
+ *     Docker; {@code true} always asks Testcontainers; unset ({@code auto}) asks it only when a Docker
+ *     endpoint appears to exist ({@code DOCKER_HOST}, a known socket, a Docker context), which keeps
+ *     machines without Docker fast and free of Testcontainers' error logging.</li>
+ * <li>{@code limiter.test.redis.server} / {@code LIMITER_TEST_REDIS_SERVER}: the path of the
+ *     {@code redis-server} binary, instead of looking it up on {@code PATH}.</li>
+ * </ul>
+ * A Redis started here never uses port 6379 and never outlives the JVM that started it.
+ */
+public final class TestRedis implements AutoCloseable {
+
+    /** How a {@link TestRedis} was obtained. */
+    public enum Source {
+        /** Given by {@code LIMITER_TEST_REDIS_URL}; not started nor stopped by this library. */
+        URL,
+        /** A {@code redis:7} container started through Testcontainers. */
+        TESTCONTAINERS,
+        /** A {@code redis-server} process started on a free port of 127.0.0.1. */
+        REDIS_SERVER
+    }
+
+    private static final String HOW_TO_FIX = "To give tests a Redis, do one of: set " + Settings.URL_ENV
+            + "=redis://host:port to a Redis they may use; start Docker (Testcontainers then runs "
+            + Settings.DOCKER_IMAGE + "); or install redis-server (e.g. apt-get install redis-server, brew install redis)"
+            + " or point " + Settings.SERVER_ENV + " at it.";
+
+    /** Everything started and not yet stopped, for the shutdown hook. */
+    private static final Set<TestRedis> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final Object SHARED_LOCK = new Object();
+    private static TestRedis shared;
+    private static RuntimeException sharedFailure;
+    private static boolean hookInstalled;
+
+    private final Source source;
+    private final String host;
+    private final int port;
+    private final String url;
+    private final Server server;
+    private final boolean isShared;
+    private boolean closed;
+
+    private TestRedis(Source source, String host, int port, String url, Server server, boolean isShared) {
+        this.source = source;
+        this.host = host;
+        this.port = port;
+        this.url = url;
+        this.server = server;
+        this.isShared = isShared;
+    }
+
+    /**
+     * The Redis shared by all tests of this JVM: started on first use, stopped when the JVM exits.
+     * Thread-safe. Its {@link #close()} does nothing, so other tests keep it, and it cannot be killed
+     * or restarted. If it cannot be obtained, every call throws the same explanation.
+     *
+     * @return the shared instance, always the same object
+     * @throws IllegalStateException if no Redis can be found or started (the message says how to fix it)
+     */
+    public static TestRedis shared() {
+        synchronized (SHARED_LOCK) {
+            if (shared == null && sharedFailure == null) {
+                try {
+                    shared = obtain(true);
+                } catch (RuntimeException e) {
+                    sharedFailure = e; // fail every later test at once instead of retrying for seconds each
+                }
+            }
+            if (sharedFailure != null) {
+                throw new IllegalStateException(sharedFailure.getMessage(), sharedFailure);
+            }
+            return shared;
+        }
+    }
+
+    /**
+     * A new private Redis owned by the caller, who must {@link #close()} it (it is also stopped at JVM exit).
+     * For tests that {@link #kill()} or {@link #restart()} Redis. With {@code LIMITER_TEST_REDIS_URL} set
+     * it is that Redis, and nothing is started.
+     *
+     * @return a new instance, empty unless it comes from {@code LIMITER_TEST_REDIS_URL}
+     * @throws IllegalStateException if no Redis can be found or started (the message says how to fix it)
+     */
+    public static TestRedis start() {
+        return obtain(false);
+    }
+
+    /**
+     * The host to connect to.
+     *
+     * @return a host name or address, for example {@code 127.0.0.1}
+     */
+    public String host() {
+        return host;
+    }
+
+    /**
+     * The port to connect to; it stays the same across {@link #restart()}.
+     *
+     * @return the TCP port, never 6379 for a Redis started here
+     */
+    public int port() {
+        return port;
+    }
+
+    /**
+     * The address in the form Redis clients accept.
+     *
+     * @return {@code redis://host:port}; for {@link Source#URL} the configured address, with its
+     *     user, password and database if it had them
+     */
+    public String url() {
+        return url;
+    }
+
+    /**
+     * How this Redis was obtained, which decides what {@link #kill()} and {@link #close()} can do.
+     *
+     * @return the source
+     */
+    public Source source() {
+        return source;
+    }
+
+    /**
+     * Stops the Redis this object started and releases its port and files. Does nothing for
+     * {@link Source#URL} and for {@link #shared()}, which lives until the JVM exits. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!isShared) {
+            stopServer();
+        }
+    }
+
+    /**
+     * Stops the server abruptly, as a crash would (SIGKILL, or {@code docker kill}), keeping its port
+     * for {@link #restart()}. Clients then see connection failures.
+     *
+     * @throws UnsupportedOperationException for {@link Source#URL} and for {@link #shared()}
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void kill() {
+        owned("kill()").kill();
+    }
+
+    /**
+     * Starts the server again on the same host and port, with no data, and returns once it answers
+     * PING. Works after {@link #kill()} and on a running server (which is stopped first).
+     *
+     * @throws UnsupportedOperationException for {@link Source#URL} and for {@link #shared()}
+     * @throws IllegalStateException after {@link #close()}, or if the port was taken meanwhile
+     */
+    public void restart() {
+        owned("restart()").restart();
+    }
+
+    @Override
+    public String toString() {
+        return "TestRedis[" + source + " " + RedisUrl.masked(url) + (isShared ? ", shared" : "") + "]";
+    }
+
+    private Server owned(String operation) {
+        if (source == Source.URL) {
+            throw new UnsupportedOperationException(operation + " is not possible for the Redis given by "
+                    + Settings.URL_ENV + " (" + RedisUrl.masked(url) + "): this library did not start it."
+                    + " Unset " + Settings.URL_ENV + " to let tests start their own Redis.");
+        }
+        if (isShared) {
+            throw new UnsupportedOperationException(operation + " is not possible for TestRedis.shared(),"
+                    + " which other tests use; take a private instance with TestRedis.start().");
+        }
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException(operation + " after close() of " + this);
+            }
+        }
+        return server;
+    }
+
+    private synchronized void stopServer() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RUNNING.remove(this);
+        if (server != null) {
+            server.stop();
+        }
+    }
+
+    private static TestRedis obtain(boolean isShared) {
+        String configuredUrl = Settings.url();
+        if (configuredUrl != null) {
+            RedisUrl parsed = RedisUrl.parse(configuredUrl);
+            return new TestRedis(Source.URL, parsed.host(), parsed.port(), parsed.toString(), null, isShared);
+        }
+        List<String> problems = new ArrayList<>();
+        problems.add(Settings.URL_ENV + " is not set.");
+        Server server = tryDocker(problems);
+        Source source = Source.TESTCONTAINERS;
+        if (server == null) {
+            server = tryRedisServer(problems);
+            source = Source.REDIS_SERVER;
+        }
+        if (server == null) {
+            throw new IllegalStateException("No Redis for tests.\n- " + String.join("\n- ", problems)
+                    + "\n" + HOW_TO_FIX);
+        }
+        TestRedis redis = new TestRedis(source, server.host(), server.port(),
+                "redis://" + RedisUrl.hostForUrl(server.host()) + ":" + server.port(), server, isShared);
+        track(redis);
+        return redis;
+    }
+
+    private static Server tryDocker(List<String> problems) {
+        Settings.DockerMode mode = Settings.dockerMode();
+        if (mode == Settings.DockerMode.OFF) {
+            problems.add("Docker: disabled by " + Settings.DOCKER_ENV + "=false.");
+            return null;
+        }
+        if (!testcontainersPresent()) {
+            problems.add("Docker: Testcontainers (org.testcontainers:testcontainers) is not on the classpath.");
+            return null;
+        }
+        if (mode == Settings.DockerMode.AUTO && !Settings.dockerEndpointLikely()) {
+            problems.add("Docker: no Docker endpoint found (no DOCKER_HOST, no docker.sock, no Docker context);"
+                    + " set " + Settings.DOCKER_ENV + "=true to ask Testcontainers anyway.");
+            return null;
+        }
+        try {
+            Server server = DockerRedis.startIfDockerAvailable();
+            if (server == null) {
+                problems.add("Docker: Testcontainers found no running Docker engine.");
+            }
+            return server;
+        } catch (RuntimeException | LinkageError e) {
+            problems.add("Docker: starting " + Settings.DOCKER_IMAGE + " failed: " + e);
+            return null;
+        }
+    }
+
+    private static Server tryRedisServer(List<String> problems) {
+        try {
+            Path executable = RedisServerProcess.findExecutable();
+            if (executable == null) {
+                problems.add("redis-server: not found on PATH.");
+                return null;
+            }
+            return RedisServerProcess.start(executable);
+        } catch (RuntimeException e) {
+            problems.add(e.getMessage());
+            return null;
+        }
+    }
+
+    /** Checked by name so that this class never links against Testcontainers when it is absent. */
+    private static boolean testcontainersPresent() {
+        try {
+            Class.forName("org.testcontainers.DockerClientFactory", false, TestRedis.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private static void track(TestRedis redis) {
+        synchronized (RUNNING) {
+            if (!hookInstalled) {
+                Thread hook = new Thread(TestRedis::stopAll, "limiter-test-redis-shutdown");
+                Runtime.getRuntime().addShutdownHook(hook);
+                hookInstalled = true;
+            }
+        }
+        RUNNING.add(redis);
+    }
+
+    private static void stopAll() {
+        for (TestRedis redis : RUNNING) {
+            try {
+                redis.stopServer();
+            } catch (RuntimeException e) {
+                // Keep stopping the others.
+            }
+        }
+    }
+}

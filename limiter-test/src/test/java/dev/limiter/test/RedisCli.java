@@ -1,0 +1,105 @@
+package dev.limiter.test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A tiny Redis client for the tests: one command per connection, replies as String, Long, List or null. */
+final class RedisCli {
+
+    private RedisCli() {
+    }
+
+    static Object call(String host, int port, String... args) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 1_000);
+            socket.setSoTimeout(2_000);
+            StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+            for (String arg : args) {
+                request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
+                        .append(arg).append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return reply(new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)));
+        }
+    }
+
+    static Object call(TestRedis redis, String... args) throws IOException {
+        return call(redis.host(), redis.port(), args);
+    }
+
+    /** True if the server answers PING; false on any connection or protocol failure. */
+    static boolean pings(String host, int port) {
+        try {
+            return "PONG".equals(call(host, port, "PING"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** True if nothing accepts connections on host:port any more. */
+    static boolean refuses(String host, int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 1_000);
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    static boolean pings(TestRedis redis) {
+        return pings(redis.host(), redis.port());
+    }
+
+    // Values in these tests are ASCII, so counting chars as bytes is fine.
+    private static Object reply(BufferedReader in) throws IOException {
+        String line = in.readLine();
+        if (line == null) {
+            throw new IOException("connection closed");
+        }
+        String rest = line.substring(1);
+        switch (line.charAt(0)) {
+            case '+':
+                return rest;
+            case '-':
+                throw new IOException("Redis error: " + rest);
+            case ':':
+                return Long.parseLong(rest);
+            case '$': {
+                int length = Integer.parseInt(rest);
+                if (length < 0) {
+                    return null;
+                }
+                char[] data = new char[length];
+                int read = 0;
+                while (read < length) {
+                    int n = in.read(data, read, length - read);
+                    if (n < 0) {
+                        throw new IOException("connection closed");
+                    }
+                    read += n;
+                }
+                in.readLine();
+                return new String(data);
+            }
+            case '*': {
+                int count = Integer.parseInt(rest);
+                List<Object> items = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    items.add(reply(in));
+                }
+                return items;
+            }
+            default:
+                throw new IOException("unexpected reply: " + line);
+        }
+    }
+}
