@@ -8,12 +8,16 @@ import java.time.temporal.ChronoUnit;
  * capacity of {@code burst} permits (the sustained rate is then limit/window).
  *
  * @param limit permits per window, at least 1
- * @param window length of the window, at least one microsecond and at most {@link #MAX_WINDOW}
- * @param burst bucket capacity, at least 1; algorithms without a bucket ignore it
+ * @param window length of the window: whole microseconds, at least one and at most {@link #MAX_WINDOW}
+ * @param burst bucket capacity, at least 1, such that an empty bucket refills within
+ *     {@link #MAX_WINDOW}; algorithms without a bucket ignore it
  */
 public record LimitSpec(long limit, Duration window, long burst) {
 
-    /** Longest window supported: a year, far inside the exact range of the scripts' arithmetic. */
+    /**
+     * Longest window, and longest time an empty bucket may take to refill: a year, which keeps every
+     * time the scripts compute, in microseconds, far inside the exact range of their arithmetic.
+     */
     public static final Duration MAX_WINDOW = Duration.ofDays(366);
 
     /** Largest limit or burst supported. */
@@ -26,8 +30,18 @@ public record LimitSpec(long limit, Duration window, long burst) {
         if (window == null || window.compareTo(Duration.of(1, ChronoUnit.MICROS)) < 0 || window.compareTo(MAX_WINDOW) > 0) {
             throw new IllegalArgumentException("window must be between 1us and " + MAX_WINDOW + " but was " + window);
         }
+        if (window.getNano() % 1_000 != 0) {
+            throw new IllegalArgumentException("window must be a whole number of microseconds but was " + window);
+        }
         if (burst < 1 || burst > MAX_LIMIT) {
             throw new IllegalArgumentException("burst must be between 1 and " + MAX_LIMIT + " but was " + burst);
+        }
+        // Bound checked in doubles: exact enough for a limit, and the product can exceed a long.
+        double refillMicros = (double) burst * (window.getSeconds() * 1e6 + window.getNano() / 1e3) / limit;
+        if (refillMicros > MAX_WINDOW.getSeconds() * 1e6) {
+            throw new IllegalArgumentException("burst " + burst + " at " + limit + " per " + window + " would take "
+                    + Duration.ofSeconds((long) Math.min(Long.MAX_VALUE, refillMicros / 1e6)).toDays() + " days to refill; at most "
+                    + MAX_WINDOW.toDays() + " days are supported: lower the burst or raise the rate");
         }
     }
 

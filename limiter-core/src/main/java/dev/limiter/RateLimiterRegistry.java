@@ -31,6 +31,9 @@ public final class RateLimiterRegistry {
      * @throws IllegalStateException if the name is registered with another algorithm or spec
      */
     public RateLimiter register(String name, Algorithm algorithm, LimitSpec spec) {
+        if (name == null || algorithm == null || spec == null) {
+            throw new IllegalArgumentException("name, algorithm and spec are required, but got " + name + ", " + algorithm + ", " + spec);
+        }
         RateLimiter limiter = limiters.computeIfAbsent(name, n -> factory.create(n, algorithm, spec));
         if (limiter.algorithm() != algorithm || !limiter.spec().equals(spec)) {
             throw new IllegalStateException("Limiter '" + name + "' is already registered as " + limiter.algorithm() + " "
@@ -41,7 +44,7 @@ public final class RateLimiterRegistry {
 
     /** The limiter of that name, if registered. */
     public Optional<RateLimiter> find(String name) {
-        return Optional.ofNullable(limiters.get(name));
+        return Optional.ofNullable((name != null) ? limiters.get(name) : null);
     }
 
     /**
@@ -50,7 +53,7 @@ public final class RateLimiterRegistry {
      * @throws IllegalArgumentException naming the registered limiters when there is none
      */
     public RateLimiter get(String name) {
-        RateLimiter limiter = limiters.get(name);
+        RateLimiter limiter = (name != null) ? limiters.get(name) : null;
         if (limiter == null) {
             throw new IllegalArgumentException("No limiter named '" + name + "'; registered: " + new TreeMap<>(limiters).keySet());
         }

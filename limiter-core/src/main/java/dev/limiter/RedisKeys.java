@@ -16,8 +16,8 @@ final class RedisKeys {
     /** Limiter names: what a YAML map key and a Redis key both take without quoting. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
-    /** Escaped user keys longer than this are replaced by a digest, so keys stay bounded. */
-    static final int MAX_KEY_CHARS = 128;
+    /** Escaped user keys longer than this many UTF-8 bytes are replaced by a digest, so keys stay bounded. */
+    static final int MAX_KEY_BYTES = 128;
 
     private RedisKeys() {
     }
@@ -56,7 +56,7 @@ final class RedisKeys {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        if (key.length() <= MAX_KEY_CHARS && isPlain(key)) {
+        if (key.length() <= MAX_KEY_BYTES && isPlain(key) && utf8Length(key) <= MAX_KEY_BYTES) {
             return key;
         }
         StringBuilder out = new StringBuilder(key.length() + 16);
@@ -81,7 +81,30 @@ final class RedisKeys {
                 out.append(c);
             }
         }
-        return out.length() <= MAX_KEY_CHARS ? out.toString() : digest(out.toString());
+        String escaped = out.toString();
+        return (escaped.length() <= MAX_KEY_BYTES && utf8Length(escaped) <= MAX_KEY_BYTES) ? escaped : digest(escaped);
+    }
+
+    /** UTF-8 length of a string without unpaired surrogates. */
+    private static int utf8Length(String text) {
+        int bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            }
+            else if (c < 0x800) {
+                bytes += 2;
+            }
+            else if (Character.isHighSurrogate(c)) {
+                bytes += 4;
+                i++;
+            }
+            else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 
     private static boolean isPlain(String key) {

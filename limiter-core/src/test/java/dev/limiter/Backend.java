@@ -1,0 +1,23 @@
+package dev.limiter;
+
+/** Where a limiter keeps its state; behaviour tests run once per backend and must see the same thing. */
+enum Backend {
+
+    /** Shared test Redis, time passed from the virtual clock to the scripts. */
+    REDIS {
+        @Override
+        RateLimiterFactory factory(LimiterClock clock, String keyPrefix) {
+            return new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(keyPrefix).withClock(clock);
+        }
+    },
+
+    /** In-process twins on the same virtual clock. */
+    MEMORY {
+        @Override
+        RateLimiterFactory factory(LimiterClock clock, String keyPrefix) {
+            return new InMemoryRateLimiterFactory(clock, 10_000);
+        }
+    };
+
+    abstract RateLimiterFactory factory(LimiterClock clock, String keyPrefix);
+}

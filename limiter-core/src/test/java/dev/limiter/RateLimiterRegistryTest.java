@@ -1,0 +1,72 @@
+package dev.limiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+/** One limiter per name: registering twice must not create a second, unshared limit. */
+class RateLimiterRegistryTest {
+
+    static final LimitSpec SPEC = LimitSpec.of(5, Duration.ofSeconds(10));
+
+    final AtomicInteger created = new AtomicInteger();
+
+    final RateLimiterRegistry registry = new RateLimiterRegistry((name, algorithm, spec) -> {
+        created.incrementAndGet();
+        return new InMemoryRateLimiterFactory(new VirtualClock(), 100).create(name, algorithm, spec);
+    });
+
+    @Test
+    void sameRegistrationReturnsTheSameInstance() {
+        RateLimiter first = registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
+        RateLimiter second = registry.register("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofMillis(10_000)));
+        assertThat(second).isSameAs(first);
+        assertThat(created).hasValue(1);
+        assertThat(registry.get("orders")).isSameAs(first);
+        assertThat(registry.find("orders")).containsSame(first);
+        assertThat(registry.limiters()).containsExactly(first);
+    }
+
+    @Test
+    void conflictingRegistrationIsAnIllegalState() {
+        RateLimiter orders = registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
+        assertThatThrownBy(() -> registry.register("orders", Algorithm.FIXED_WINDOW, SPEC))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("orders");
+        assertThatThrownBy(() -> registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC.withBurst(8)))
+            .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> registry.register("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(6, Duration.ofSeconds(10))))
+            .isInstanceOf(IllegalStateException.class);
+        assertThat(registry.get("orders")).as("the first registration stays").isSameAs(orders);
+    }
+
+    @Test
+    void differentNamesAreDifferentLimiters() {
+        RateLimiter orders = registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
+        RateLimiter payments = registry.register("payments", Algorithm.TOKEN_BUCKET, SPEC);
+        assertThat(payments).isNotSameAs(orders);
+        assertThat(registry.limiters()).containsExactlyInAnyOrder(orders, payments);
+    }
+
+    @Test
+    void unknownAndInvalidNames() {
+        registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
+        assertThat(registry.find("nope")).isEmpty();
+        assertThatThrownBy(() -> registry.get("nope")).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("orders");
+        assertThatThrownBy(() -> registry.register("a b", Algorithm.TOKEN_BUCKET, SPEC))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThat(registry.find("a b")).as("a failed registration leaves nothing behind").isEmpty();
+    }
+
+    @Test
+    void nullNameIsAnIllegalArgumentLikeAnyOtherBadName() {
+        assertThatThrownBy(() -> registry.register(null, Algorithm.TOKEN_BUCKET, SPEC)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(registry.find(null)).isEmpty();
+        assertThatThrownBy(() -> registry.get(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
