@@ -17,6 +17,9 @@ final class LimitedMethod {
 
     private final RateLimiter limiter;
 
+    /** The target class's method, whose parameter names the expressions were checked against. */
+    private final Method method;
+
     private final Expression key;
 
     private final Expression cost;
@@ -28,12 +31,15 @@ final class LimitedMethod {
     private final BeanResolver beanResolver;
 
     /**
+     * @param method the most specific method on the target class: an interface method (JDK proxy)
+     *     may name its parameters differently
      * @param key key expression, or null for one key shared by all calls
      * @param cost cost expression, or null for a cost of 1
      */
-    LimitedMethod(RateLimiter limiter, Expression key, Expression cost, String site, ParameterNameDiscoverer parameterNames,
-            BeanResolver beanResolver) {
+    LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
+            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver) {
         this.limiter = limiter;
+        this.method = method;
         this.key = key;
         this.cost = cost;
         this.site = site;
@@ -46,11 +52,11 @@ final class LimitedMethod {
     }
 
     /** The key this call is limited under. */
-    String key(Method method, Object[] args, Object target) {
+    String key(Object[] args, Object target) {
         if (key == null) {
             return "";
         }
-        Object value = key.getValue(context(method, args, target));
+        Object value = key.getValue(context(args, target));
         if (value == null || value.toString().isEmpty()) {
             throw new IllegalArgumentException("The rate limit key " + key.getExpressionString() + " of " + site
                     + " evaluated to " + (value == null ? "null" : "an empty text") + "; a call needs a key to be limited");
@@ -59,11 +65,11 @@ final class LimitedMethod {
     }
 
     /** The permits this call takes. */
-    long cost(Method method, Object[] args, Object target) {
+    long cost(Object[] args, Object target) {
         if (cost == null) {
             return 1;
         }
-        Object value = cost.getValue(context(method, args, target));
+        Object value = cost.getValue(context(args, target));
         if (value instanceof Number number && number.doubleValue() == number.longValue() && number.longValue() >= 1) {
             return number.longValue();
         }
@@ -71,7 +77,7 @@ final class LimitedMethod {
                 + "; it must be a whole number of at least 1");
     }
 
-    private MethodBasedEvaluationContext context(Method method, Object[] args, Object target) {
+    private MethodBasedEvaluationContext context(Object[] args, Object target) {
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);

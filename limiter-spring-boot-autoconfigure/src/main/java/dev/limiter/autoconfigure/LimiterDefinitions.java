@@ -34,10 +34,19 @@ final class LimiterDefinitions {
     /** Registers the limiters that configuration alone defines completely, so they fail fast too. */
     void registerConfigured() {
         properties.getLimiters().forEach((name, limiter) -> {
-            if (limiter.getLimit() != null && limiter.getWindow() != null) {
+            if (isComplete(limiter)) {
                 limiterFor(name, null, property(name, ""));
             }
         });
+    }
+
+    /**
+     * Whether configuration sets every value an annotation could supply. Otherwise registering now
+     * would fix the default algorithm and burst before an annotation of that name can provide its own.
+     */
+    private static boolean isComplete(LimiterProperties.Limiter limiter) {
+        return limiter.getAlgorithm() != null && limiter.getLimit() != null && limiter.getWindow() != null
+                && (limiter.getBurst() != null || limiter.getAlgorithm() == Algorithm.FIXED_WINDOW);
     }
 
     /**
@@ -102,7 +111,7 @@ final class LimiterDefinitions {
             return positive(configured.getLimit(), property(name, "limit"), "permits per window");
         }
         if (annotation != null && annotation.limit() != 0) {
-            return positive(annotation.limit(), "@RateLimited(limit) " + site, "permits per window");
+            return positive(annotation.limit(), attribute("limit", site), "permits per window");
         }
         throw new LimiterConfigurationException(property(name, "limit"), "(not set)",
                 "Limiter '" + name + "' used by " + site + " has no limit",
@@ -117,7 +126,7 @@ final class LimiterDefinitions {
             where = property(name, "window");
         }
         else if (annotation != null && !annotation.window().isBlank()) {
-            where = "@RateLimited(window) " + site;
+            where = attribute("window", site);
             try {
                 window = DurationStyle.detectAndParse(annotation.window().trim());
             }
@@ -147,8 +156,8 @@ final class LimiterDefinitions {
             where = property(name, "burst");
         }
         else if (annotation != null && annotation.burst() != 0) {
-            burst = positive(annotation.burst(), "@RateLimited(burst) " + site, "bucket capacity");
-            where = "@RateLimited(burst) " + site;
+            burst = positive(annotation.burst(), attribute("burst", site), "bucket capacity");
+            where = attribute("burst", site);
         }
         if (burst == null) {
             return limit;
@@ -166,6 +175,13 @@ final class LimiterDefinitions {
                     "Set a whole number of at least 1");
         }
         return value;
+    }
+
+    /** "@RateLimited(window) on A.m()" from the site "@RateLimited on A.m()". */
+    private static String attribute(String attribute, String site) {
+        String annotation = "@RateLimited";
+        return site.startsWith(annotation) ? annotation + "(" + attribute + ")" + site.substring(annotation.length())
+                : annotation + "(" + attribute + ") " + site;
     }
 
     private static String property(String name, String attribute) {

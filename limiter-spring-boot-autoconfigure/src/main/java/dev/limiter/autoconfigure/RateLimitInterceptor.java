@@ -33,7 +33,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         Object[] args = invocation.getArguments();
-        Decision decision = limited.limiter().tryAcquire(limited.key(method, args, target), limited.cost(method, args, target));
+        Decision decision = limited.limiter().tryAcquire(limited.key(args, target), limited.cost(args, target));
         if (decision.rejected()) {
             throw new RateLimitExceededException(limited.limiter().name(), decision);
         }

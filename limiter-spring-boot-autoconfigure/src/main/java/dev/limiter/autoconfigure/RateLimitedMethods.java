@@ -64,7 +64,8 @@ final class RateLimitedMethods {
             return annotation;
         }
         int modifiers = specific.getModifiers();
-        if (!Modifier.isPublic(modifiers) || Modifier.isStatic(modifiers) || specific.getDeclaringClass() == Object.class) {
+        // Overrides of equals, hashCode and toString count as Object methods too: logging a bean must not take permits.
+        if (!Modifier.isPublic(modifiers) || Modifier.isStatic(modifiers) || ReflectionUtils.isObjectMethod(specific)) {
             return null;
         }
         return AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
@@ -104,7 +105,7 @@ final class RateLimitedMethods {
         Expression key = parse(annotation.key(), "key", specific, targetClass);
         String costText = annotation.cost().trim();
         Expression cost = (costText.isEmpty() || costText.equals("1")) ? null : parse(costText, "cost", specific, targetClass);
-        return new LimitedMethod(limiter, key, cost, site, parameterNames, beanResolver);
+        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver);
     }
 
     private Expression parse(String text, String attribute, Method method, Class<?> targetClass) {

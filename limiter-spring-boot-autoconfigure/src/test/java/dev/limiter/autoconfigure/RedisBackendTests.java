@@ -1,0 +1,116 @@
+package dev.limiter.autoconfigure;
+
+import java.time.Duration;
+
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimited;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/** Tests of {@code @RateLimited} methods on the Redis backend, against the real test Redis. */
+class RedisBackendTests {
+
+    /** Per test (JUnit makes an instance per test), so tests never share limiter state. */
+    private final String keyPrefix = TestRedisProperties.uniqueKeyPrefix();
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LimiterAutoConfiguration.class))
+        .withPropertyValues(TestRedisProperties.withKeyPrefix(this.keyPrefix))
+        .withBean(VirtualClock.class, VirtualClock::new)
+        .withUserConfiguration(OrdersConfiguration.class);
+
+    @Test
+    void callsKeepTheirStateInRedisUnderTheKeyPrefix() {
+        this.contextRunner.run((context) -> {
+            StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+            OrderService orders = context.getBean(OrderService.class);
+            orders.list("alice");
+            orders.list("bob");
+            // <prefix>:{<limiter>:<key>}...: one hash tag per decision (Redis Cluster).
+            assertThat(redis.keys(this.keyPrefix + ":*")).hasSize(2)
+                .anySatisfy((key) -> assertThat(key).startsWith(this.keyPrefix + ":{orders:alice}"))
+                .anySatisfy((key) -> assertThat(key).startsWith(this.keyPrefix + ":{orders:bob}"))
+                .allSatisfy((key) -> assertThat(redis.getExpire(key)).isPositive());
+        });
+    }
+
+    @Test
+    void memoryBackendWritesNothingToRedis() {
+        this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            orders.list("alice");
+            orders.list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"));
+            assertThat(context.getBean(StringRedisTemplate.class).keys(this.keyPrefix + ":*")).isEmpty();
+        });
+    }
+
+    @Test
+    void limitIsReachedAndAdvancingTheClockRefills() {
+        this.contextRunner.run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            VirtualClock clock = context.getBean(VirtualClock.class);
+            orders.list("alice");
+            orders.list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"))
+                .satisfies((ex) -> {
+                    assertThat(ex.getLimiterName()).isEqualTo("orders");
+                    assertThat(ex.getDecision().limit()).isEqualTo(2);
+                    assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofSeconds(30));
+                });
+            clock.advance(Duration.ofSeconds(30));
+            orders.list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"));
+        });
+    }
+
+    @Test
+    void instancesWithTheSameKeyPrefixShareOneLimit() {
+        this.contextRunner.run((first) -> this.contextRunner.run((second) -> {
+            first.getBean(OrderService.class).list("alice");
+            second.getBean(OrderService.class).list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class)
+                .isThrownBy(() -> first.getBean(OrderService.class).list("alice"));
+        }));
+    }
+
+    @Test
+    void keyPrefixWithABraceFailsStartup() {
+        this.contextRunner.withPropertyValues("limiter.key-prefix=app{1}").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context).getFailure().rootCause().isInstanceOf(LimiterConfigurationException.class);
+            FailureAnalysis analysis = new LimiterConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("limiter.key-prefix").contains("app{1}").contains("'{'");
+            assertThat(analysis.getAction()).contains("'myapp:limiter'");
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrdersConfiguration {
+
+        @Bean
+        OrderService orderService() {
+            return new OrderService();
+        }
+
+    }
+
+    static class OrderService {
+
+        @RateLimited(name = "orders", key = "#customer", limit = 2, window = "1m")
+        public void list(String customer) {
+        }
+
+    }
+
+}
