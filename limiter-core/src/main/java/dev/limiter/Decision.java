@@ -5,17 +5,22 @@ import java.time.temporal.ChronoUnit;
 
 /**
  * The answer of a rate limiter to one request: whether it may proceed, and how the quota stands
- * afterwards.
+ * afterwards. With several limits, {@code limit} and {@code remaining} are those of the limit with
+ * the fewest permits left.
  *
  * @param allowed whether the request may proceed (its permits have been taken)
- * @param limit the number of permits the limiter grants per window (the burst for bucket algorithms)
- * @param remaining permits still available right now, after this request
- * @param resetAfter time until the quota is whole again if no further request arrives
+ * @param limit the most permits that limit grants at once (its limit, or its burst for bucket algorithms)
+ * @param remaining permits still available right now under that limit, after this request
+ * @param resetAfter time until every limit is whole again if no further request arrives
  * @param retryAfter for a rejected request, the time after which the same request could pass;
  *     {@link Duration#ZERO} for an allowed one; {@link #NEVER} when it asks for more permits than
  *     the limiter can ever grant
+ * @param waitFor for an allowed request of a limiter with max-wait, how long the caller must wait
+ *     before proceeding; {@link Duration#ZERO} otherwise
+ * @param violatedLimit for a rejected request, the limit that rejected it; null when allowed
  */
-public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
+public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter, Duration waitFor,
+        LimitSpec violatedLimit) {
 
     /** Retry-after of a request that can never pass, because it costs more than the capacity. */
     public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -24,9 +29,15 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
         if (limit < 0 || remaining < 0) {
             throw new IllegalArgumentException("limit and remaining must not be negative: " + limit + ", " + remaining);
         }
-        if (resetAfter == null || resetAfter.isNegative() || retryAfter == null || retryAfter.isNegative()) {
-            throw new IllegalArgumentException("resetAfter and retryAfter must be zero or positive");
+        if (resetAfter == null || resetAfter.isNegative() || retryAfter == null || retryAfter.isNegative() || waitFor == null
+                || waitFor.isNegative()) {
+            throw new IllegalArgumentException("resetAfter, retryAfter and waitFor must be zero or positive");
         }
+    }
+
+    /** A decision of a single limit, without waiting. */
+    public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
+        this(allowed, limit, remaining, resetAfter, retryAfter, Duration.ZERO, null);
     }
 
     /** Whether the request was rejected. */
@@ -40,13 +51,14 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
     }
 
     /**
-     * Builds a decision from the reply shared by every algorithm's script and in-memory twin:
-     * allowed flag, remaining permits, reset-after and retry-after in microseconds (retry-after
-     * negative for "never").
+     * Builds a decision from the reply every script and twin gives (see docs/algorithms.md):
+     * allowed, reported limit (1-based), remaining, reset-after, retry-after (-1: never), violated
+     * limit (1-based, 0: none), wait; times in microseconds.
      */
-    static Decision of(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros) {
-        Duration retryAfter = retryAfterMicros < 0 ? NEVER : Duration.of(retryAfterMicros, ChronoUnit.MICROS);
-        return new Decision(allowed, limit, Math.max(0, remaining), Duration.of(Math.max(0, resetAfterMicros), ChronoUnit.MICROS),
-                retryAfter);
+    static Decision of(RateLimiterConfig config, long allowed, long reported, long remaining, long resetAfter, long retryAfter,
+            long violated, long waitFor) {
+        return new Decision(allowed == 1, config.capacity((int) reported - 1), Math.max(0, remaining),
+                RateLimiterConfig.micros(Math.max(0, resetAfter)), retryAfter < 0 ? NEVER : RateLimiterConfig.micros(retryAfter),
+                RateLimiterConfig.micros(waitFor), violated > 0 ? config.limits().get((int) violated - 1) : null);
     }
 }

@@ -1,26 +1,40 @@
 package dev.limiter;
 
-/** In-memory twin of {@code fixed-window.lua}; see the script for the algorithm. */
+import java.util.List;
+
+/** In-memory twin of {@code fixed-window.lua}; see docs/algorithms.md. */
 final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
 
-    /** Permits used in the window with the given index (now / window, rounded down). */
-    record State(long index, long used) {
+    /** Per limit: the index of the window counted and the permits taken in it. */
+    record State(long[] index, long[] used) {
     }
 
     @Override
-    public Step<State> apply(State state, LimitSpec spec, long now, long permits) {
-        long limit = spec.limit();
-        long window = spec.windowMicros();
-        long index = (long) Math.floor((double) now / window);
-        long resetAfter = (index + 1) * window - now;
-        long used = (state != null && state.index() == index) ? state.used() : 0;
-        if (permits > limit) {
-            return Step.unchanged(Decision.of(false, limit, limit - used, resetAfter, -1));
+    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long[] index = new long[n];
+        long[] used = new long[n];
+        long[] windowEnd = new long[n];
+        long[] retry = new long[n];
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            index[i] = Exact.floorDiv(now, l.windowMicros());
+            used[i] = (state != null && state.index()[i] == index[i]) ? state.used()[i] : 0;
+            windowEnd[i] = (index[i] + 1) * l.windowMicros() - now;
+            retry[i] = (used[i] + permits <= l.limit()) ? 0 : windowEnd[i];
         }
-        if (used + permits > limit) {
-            return Step.unchanged(Decision.of(false, limit, limit - used, resetAfter, resetAfter));
+        Verdict verdict = Verdict.decide(config, permits, retry);
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        for (int i = 0; i < n; i++) {
+            if (verdict.allowed) {
+                used[i] += permits;
+            }
+            remaining[i] = limits.get(i).limit() - used[i];
+            reset[i] = (used[i] > 0) ? windowEnd[i] : 0;
         }
-        used += permits;
-        return new Step<>(Decision.of(true, limit, limit - used, resetAfter, 0), new State(index, used), true, resetAfter);
+        Decision decision = verdict.decision(config, remaining, reset);
+        return verdict.allowed ? new Step<>(decision, new State(index, used), true, Verdict.ttl(reset)) : Step.unchanged(decision);
     }
 }

@@ -16,9 +16,7 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
 
     private final String name;
 
-    private final Algorithm algorithm;
-
-    private final LimitSpec spec;
+    private final RateLimiterConfig config;
 
     private final LocalAlgorithm<S> twin;
 
@@ -27,11 +25,10 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
     private final Cache<String, Entry<S>> states;
 
     @SuppressWarnings("unchecked")
-    InMemoryRateLimiter(String name, Algorithm algorithm, LimitSpec spec, LimiterClock clock, long maxKeys) {
+    InMemoryRateLimiter(String name, RateLimiterConfig config, LimiterClock clock, long maxKeys) {
         this.name = RedisKeys.checkName(name);
-        this.algorithm = algorithm;
-        this.spec = spec;
-        this.twin = (LocalAlgorithm<S>) algorithm.twin();
+        this.config = config;
+        this.twin = (LocalAlgorithm<S>) config.algorithm().twin();
         this.clock = clock;
         this.states = Caffeine.newBuilder()
             .maximumSize(maxKeys)
@@ -50,13 +47,8 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
     }
 
     @Override
-    public Algorithm algorithm() {
-        return algorithm;
-    }
-
-    @Override
-    public LimitSpec spec() {
-        return spec;
+    public RateLimiterConfig config() {
+        return config;
     }
 
     @Override
@@ -68,7 +60,7 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
         long now = clock.nowMicros();
         Decision[] decision = new Decision[1];
         states.asMap().compute(key, (k, entry) -> {
-            LocalAlgorithm.Step<S> step = twin.apply(entry != null ? entry.state() : null, spec, now, permits);
+            LocalAlgorithm.Step<S> step = twin.apply(entry != null ? entry.state() : null, config, now, permits);
             decision[0] = step.decision();
             if (!step.changed()) {
                 return entry;
@@ -92,7 +84,7 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
 
     @Override
     public String toString() {
-        return "InMemoryRateLimiter[" + name + ", " + algorithm + ", " + spec + "]";
+        return "InMemoryRateLimiter[" + name + ", " + config + "]";
     }
 
     private static final class EntryExpiry<S> implements Expiry<String, Entry<S>> {

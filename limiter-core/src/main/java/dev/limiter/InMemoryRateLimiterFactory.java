@@ -31,7 +31,7 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
     }
 
     @Override
-    public RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
-        return new InMemoryRateLimiter<>(name, algorithm, spec, clock, maxKeys);
+    public RateLimiter create(String name, RateLimiterConfig config) {
+        return new InMemoryRateLimiter<>(name, config, clock, maxKeys);
     }
 }

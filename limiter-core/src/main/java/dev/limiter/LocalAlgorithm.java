@@ -9,12 +9,12 @@ package dev.limiter;
 interface LocalAlgorithm<S> {
 
     /**
-     * Applies a request for {@code permits} at {@code nowMicros} to the state of one key.
+     * Applies a request for {@code permits} at {@code now} (microseconds) to the state of one key.
      *
      * @param state the key's state, or null when it is idle (never used, or expired)
      * @return the decision and the state after it
      */
-    Step<S> apply(S state, LimitSpec spec, long nowMicros, long permits);
+    Step<S> apply(S state, RateLimiterConfig config, long now, long permits);
 
     /**
      * Outcome of one request: the decision and what to keep.
@@ -28,10 +28,5 @@ interface LocalAlgorithm<S> {
         static <S> Step<S> unchanged(Decision decision) {
             return new Step<>(decision, null, false, 0);
         }
-    }
-
-    /** Microseconds rounded up, as the scripts do with {@code math.ceil}. */
-    static long ceil(double micros) {
-        return (long) Math.ceil(micros);
     }
 }

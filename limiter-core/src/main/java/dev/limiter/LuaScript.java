@@ -12,8 +12,9 @@ import org.springframework.data.redis.core.script.DigestUtils;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * An algorithm's Lua script, read once from its resource with its SHA1 computed once, so each
- * decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the script).
+ * An algorithm's Lua script: the shared prelude {@code lib.lua} followed by the algorithm's own
+ * file, read once with its SHA1 computed once, so each decision is a plain EVALSHA (Spring Data
+ * Redis falls back to EVAL when Redis lost the script).
  */
 @SuppressWarnings("rawtypes")
 final class LuaScript implements RedisScript<List> {
@@ -21,8 +22,9 @@ final class LuaScript implements RedisScript<List> {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
 
     static {
+        String prelude = read("dev/limiter/lib.lua");
         for (Algorithm algorithm : Algorithm.values()) {
-            SCRIPTS.put(algorithm, new LuaScript(read(algorithm.scriptLocation())));
+            SCRIPTS.put(algorithm, new LuaScript(prelude + "\n" + read(algorithm.scriptLocation())));
         }
     }
 

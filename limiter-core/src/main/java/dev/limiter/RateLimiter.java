@@ -1,5 +1,7 @@
 package dev.limiter;
 
+import java.util.List;
+
 /**
  * A named rate limiter: decides, per key, whether a request may take its permits now.
  * Implementations are thread-safe.
@@ -9,14 +11,21 @@ public interface RateLimiter {
     /** Name of the limiter, as used in configuration ({@code limiter.limiters.<name>}) and in keys. */
     String name();
 
-    /** The algorithm deciding. */
-    Algorithm algorithm();
+    /** What the limiter decides by: algorithm, limits and options. */
+    RateLimiterConfig config();
 
-    /** How much the limiter admits. */
-    LimitSpec spec();
+    /** The deciding algorithm. */
+    default Algorithm algorithm() {
+        return config().algorithm();
+    }
+
+    /** The limits checked together, sorted by window. */
+    default List<LimitSpec> limits() {
+        return config().limits();
+    }
 
     /**
-     * Tries to take {@code permits} permits for {@code key}: all of them or none.
+     * Tries to take {@code permits} permits for {@code key} from every limit: all of them or none.
      *
      * @param key the subject limited, such as a user id; "" limits everyone together
      * @param permits permits asked for, at least 1

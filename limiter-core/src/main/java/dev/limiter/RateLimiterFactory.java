@@ -11,8 +11,12 @@ public interface RateLimiterFactory {
      * Creates a limiter.
      *
      * @param name limiter name: letters, digits, '.', '-' or '_'
-     * @param algorithm the deciding algorithm
-     * @param spec how much it admits
+     * @param config algorithm, limits and options
      */
-    RateLimiter create(String name, Algorithm algorithm, LimitSpec spec);
+    RateLimiter create(String name, RateLimiterConfig config);
+
+    /** Creates a limiter with a single limit. */
+    default RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
+        return create(name, RateLimiterConfig.of(algorithm, spec));
+    }
 }

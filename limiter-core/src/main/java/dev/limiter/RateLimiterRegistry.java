@@ -26,20 +26,28 @@ public final class RateLimiterRegistry {
 
     /**
      * Returns the limiter of that name, creating it on first use. Registering the same name again
-     * with the same algorithm and spec returns the same limiter.
+     * with an equal configuration returns the same limiter.
      *
-     * @throws IllegalStateException if the name is registered with another algorithm or spec
+     * @throws IllegalStateException if the name is registered with another configuration
      */
-    public RateLimiter register(String name, Algorithm algorithm, LimitSpec spec) {
-        if (name == null || algorithm == null || spec == null) {
-            throw new IllegalArgumentException("name, algorithm and spec are required, but got " + name + ", " + algorithm + ", " + spec);
+    public RateLimiter register(String name, RateLimiterConfig config) {
+        if (name == null || config == null) {
+            throw new IllegalArgumentException("name and config are required, but got " + name + ", " + config);
         }
-        RateLimiter limiter = limiters.computeIfAbsent(name, n -> factory.create(n, algorithm, spec));
-        if (limiter.algorithm() != algorithm || !limiter.spec().equals(spec)) {
-            throw new IllegalStateException("Limiter '" + name + "' is already registered as " + limiter.algorithm() + " "
-                    + limiter.spec() + " and cannot also be " + algorithm + " " + spec);
+        RateLimiter limiter = limiters.computeIfAbsent(name, n -> factory.create(n, config));
+        if (!limiter.config().equals(config)) {
+            throw new IllegalStateException("Limiter '" + name + "' is already registered as " + limiter.config()
+                    + " and cannot also be " + config);
         }
         return limiter;
+    }
+
+    /** Registers a limiter with a single limit; see {@link #register(String, RateLimiterConfig)}. */
+    public RateLimiter register(String name, Algorithm algorithm, LimitSpec spec) {
+        if (algorithm == null || spec == null) {
+            throw new IllegalArgumentException("algorithm and spec are required, but got " + algorithm + ", " + spec);
+        }
+        return register(name, RateLimiterConfig.of(algorithm, spec));
     }
 
     /** The limiter of that name, if registered. */

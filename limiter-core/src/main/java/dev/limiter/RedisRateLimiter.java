@@ -1,7 +1,14 @@
 package dev.limiter;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -16,11 +23,14 @@ final class RedisRateLimiter implements RateLimiter {
 
     private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
+    /** Distinguishes this process's sliding-log entries from every other instance's. */
+    private static final String INSTANCE = randomId();
+
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
     private final String name;
 
-    private final Algorithm algorithm;
-
-    private final LimitSpec spec;
+    private final RateLimiterConfig config;
 
     private final RedisOperations<String, String> redis;
 
@@ -30,11 +40,8 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final String keyTail;
 
-    private final String limit;
-
-    private final String window;
-
-    private final String burst;
+    /** ARGV from index 2 on: permits (filled per call), max-wait, parameter, limits. */
+    private final String[] argsTemplate;
 
     private final LimiterClock clock;
 
@@ -42,20 +49,51 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final AtomicBoolean failing = new AtomicBoolean();
 
-    RedisRateLimiter(String name, Algorithm algorithm, LimitSpec spec, RedisOperations<String, String> redis, String keyPrefix,
-            LimiterClock clock, RateLimiter fallback) {
+    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
+            RateLimiter fallback) {
         this.name = RedisKeys.checkName(name);
-        this.algorithm = algorithm;
-        this.spec = spec;
+        this.config = config;
         this.redis = redis;
-        this.script = LuaScript.of(algorithm);
+        this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
-        this.keyTail = RedisKeys.tail(algorithm);
-        this.limit = Long.toString(spec.limit());
-        this.window = Long.toString(spec.windowMicros());
-        this.burst = Long.toString(spec.burst());
+        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + fingerprint(config);
+        this.argsTemplate = argsTemplate(config);
         this.clock = clock;
         this.fallback = fallback;
+    }
+
+    private static String[] argsTemplate(RateLimiterConfig config) {
+        List<LimitSpec> limits = config.limits();
+        String[] args = new String[4 + 3 * limits.size()];
+        args[2] = Long.toString(config.maxWaitMicros());
+        args[3] = (config.algorithm() == Algorithm.SLIDING_WINDOW) ? Integer.toString(config.subWindows()) : "";
+        for (int i = 0; i < limits.size(); i++) {
+            LimitSpec limit = limits.get(i);
+            args[4 + 3 * i] = Long.toString(limit.limit());
+            args[5 + 3 * i] = Long.toString(limit.windowMicros());
+            args[6 + 3 * i] = Long.toString(limit.burst());
+        }
+        return args;
+    }
+
+    /**
+     * Short digest of the configuration, part of every key: after a change of limits the old state
+     * is simply not read again (and expires), so it can never enforce the old limits.
+     */
+    static String fingerprint(RateLimiterConfig config) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join(",", argsTemplate(config)).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 4);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+
+    private static String randomId() {
+        byte[] bytes = new byte[9];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     @Override
@@ -64,13 +102,8 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     @Override
-    public Algorithm algorithm() {
-        return algorithm;
-    }
-
-    @Override
-    public LimitSpec spec() {
-        return spec;
+    public RateLimiterConfig config() {
+        return config;
     }
 
     /** The Redis key holding the state of {@code key}. */
@@ -82,11 +115,16 @@ final class RedisRateLimiter implements RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
+        Object[] args = argsTemplate.clone();
+        // Empty time: the script reads Redis TIME, so application clocks never matter.
+        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
+        args[1] = Long.toString(permits);
+        if (config.algorithm() == Algorithm.SLIDING_LOG) {
+            args[3] = INSTANCE + Long.toString(SEQUENCE.incrementAndGet(), 36) + ".";
+        }
         List<?> reply;
         try {
-            // Empty time: the script reads Redis TIME, so application clocks never matter.
-            String now = (clock != null) ? Long.toString(clock.nowMicros()) : "";
-            reply = redis.execute(script, List.of(redisKey), now, limit, window, burst, Long.toString(permits));
+            reply = redis.execute(script, List.of(redisKey), args);
         }
         catch (RuntimeException ex) {
             if (fallback == null) {
@@ -100,7 +138,8 @@ final class RedisRateLimiter implements RateLimiter {
         if (failing.compareAndSet(true, false)) {
             logger.info("Redis answers again for limiter '" + name + "'");
         }
-        return Decision.of(number(reply, 0) == 1, algorithm.capacity(spec), number(reply, 1), number(reply, 2), number(reply, 3));
+        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
+                number(reply, 5), number(reply, 6));
     }
 
     private static long number(List<?> reply, int index) {
@@ -109,6 +148,6 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public String toString() {
-        return "RedisRateLimiter[" + name + ", " + algorithm + ", " + spec + "]";
+        return "RedisRateLimiter[" + name + ", " + config + "]";
     }
 }

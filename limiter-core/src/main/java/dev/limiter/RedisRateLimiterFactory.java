@@ -56,8 +56,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     }
 
     @Override
-    public RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
-        RateLimiter local = (fallback != null) ? fallback.create(name, algorithm, spec) : null;
-        return new RedisRateLimiter(name, algorithm, spec, redis, keyPrefix, clock, local);
+    public RateLimiter create(String name, RateLimiterConfig config) {
+        RateLimiter local = (fallback != null) ? fallback.create(name, config) : null;
+        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, local);
     }
 }

@@ -1,35 +1,64 @@
 package dev.limiter;
 
-/** In-memory twin of {@code token-bucket.lua}; see the script for the algorithm. */
+import java.util.List;
+
+/** In-memory twin of {@code token-bucket.lua}; see docs/algorithms.md. */
 final class TokenBucket implements LocalAlgorithm<TokenBucket.State> {
 
-    /** Tokens in the bucket at time {@code last} (microseconds). */
-    record State(double tokens, long last) {
+    /**
+     * Per limit: whole tokens {@code x} and the fraction {@code f} over the window, so the bucket
+     * holds x + f/W tokens; {@code last}: time of the last change.
+     */
+    record State(long[] x, long[] f, long last) {
+    }
+
+    /** ceil(((k - x) * W - f) / L): microseconds until the bucket holds k tokens (0 if it does). */
+    static long timeTo(long k, long x, long f, LimitSpec l) {
+        if (x >= k) {
+            return 0;
+        }
+        Exact.QR qr = Exact.mulDivMod(k - x, l.windowMicros(), l.limit());
+        return qr.q() + Exact.ceilDiv(qr.r() - f, l.limit());
     }
 
     @Override
-    public Step<State> apply(State state, LimitSpec spec, long now, long permits) {
-        double limit = spec.limit();
-        double window = spec.windowMicros();
-        double burst = spec.burst();
-        double tokens = burst;
-        long last = now;
-        if (state != null) {
-            last = state.last();
-            double elapsed = Math.max(0, now - last);
-            tokens = Math.min(burst, state.tokens() + elapsed * limit / window);
+    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long last = (state != null) ? state.last() : now;
+        long elapsed = Math.max(0, now - last);
+        long[] x = new long[n];
+        long[] f = new long[n];
+        long[] retry = new long[n];
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            if (state == null || elapsed >= timeTo(l.burst(), state.x()[i], state.f()[i], l)) {
+                x[i] = l.burst();
+                f[i] = 0;
+            }
+            else {
+                // Refill elapsed * L / W tokens, exactly.
+                Exact.QR added = Exact.mulDivMod(l.limit(), elapsed, l.windowMicros());
+                Exact.QR carry = Exact.divmod(state.f()[i] + added.r(), l.windowMicros());
+                f[i] = carry.r();
+                x[i] = state.x()[i] + added.q() + carry.q();
+            }
+            retry[i] = timeTo(permits, x[i], f[i], l);
         }
-        long resetAfter = LocalAlgorithm.ceil((burst - tokens) * window / limit);
-        if (permits > burst) {
-            return Step.unchanged(Decision.of(false, spec.burst(), (long) Math.floor(tokens), resetAfter, -1));
+        Verdict verdict = Verdict.decide(config, permits, retry);
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        for (int i = 0; i < n; i++) {
+            if (verdict.allowed) {
+                x[i] -= permits;
+            }
+            remaining[i] = x[i];
+            reset[i] = timeTo(limits.get(i).burst(), x[i], f[i], limits.get(i));
         }
-        if (tokens < permits) {
-            long retryAfter = LocalAlgorithm.ceil((permits - tokens) * window / limit);
-            return Step.unchanged(Decision.of(false, spec.burst(), (long) Math.floor(tokens), resetAfter, retryAfter));
+        Decision decision = verdict.decision(config, remaining, reset);
+        if (!verdict.allowed) {
+            return Step.unchanged(decision);
         }
-        tokens = tokens - permits;
-        resetAfter = LocalAlgorithm.ceil((burst - tokens) * window / limit);
-        State next = new State(tokens, Math.max(now, last));
-        return new Step<>(Decision.of(true, spec.burst(), (long) Math.floor(tokens), resetAfter, 0), next, true, resetAfter);
+        return new Step<>(decision, new State(x, f, Math.max(now, last)), true, Verdict.ttl(reset));
     }
 }

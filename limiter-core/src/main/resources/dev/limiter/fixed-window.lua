@@ -1,40 +1,43 @@
--- Fixed window counter: at most `limit` permits per window, windows aligned to the epoch.
--- Rejected requests take nothing. Twin: dev.limiter.FixedWindow.
+-- fixed-window: at most L permits per window, windows aligned to the epoch (docs/algorithms.md).
+-- Twin: dev.limiter.FixedWindow. Follows lib.lua, which parses the arguments.
 --
--- KEYS[1]  hash of the key's state: w = index of the window counted (now / window, rounded down),
---          c = permits taken in that window
--- ARGV[1]  now in microseconds since the epoch, or "" to use Redis TIME
--- ARGV[2]  limit: permits per window
--- ARGV[3]  window in microseconds
--- ARGV[4]  burst (not used by this algorithm)
--- ARGV[5]  permits asked for
--- Reply    {allowed 1|0, remaining, reset_after_us, retry_after_us (-1: never)}
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local limit = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-local permits = tonumber(ARGV[5])
+-- KEYS[1]  hash: w<i> = index of the window limit i counts, n<i> = permits taken in it
+-- ARGV[4]  unused
 
-local index = math.floor(now / window)
-local reset_after = (index + 1) * window - now
-local state = redis.call('HMGET', KEYS[1], 'w', 'c')
-local used = 0
-if tonumber(state[1]) == index then
-  used = tonumber(state[2])
+local fields = {}
+for i = 1, #limits do
+  fields[#fields + 1] = 'w' .. i
+  fields[#fields + 1] = 'n' .. i
+end
+local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+
+local capacity, retry, index, used, window_end = {}, {}, {}, {}, {}
+for i, l in ipairs(limits) do
+  index[i] = divmod(now, l.window)
+  used[i] = 0
+  if tonumber(stored[2 * i - 1]) == index[i] then
+    used[i] = tonumber(stored[2 * i])
+  end
+  window_end[i] = (index[i] + 1) * l.window - now
+  capacity[i] = l.limit
+  retry[i] = (used[i] + permits <= l.limit) and 0 or window_end[i]
 end
 
-if permits > limit then
-  return {0, limit - used, reset_after, -1}
+local allowed, wait, violated, retry_after = decide(capacity, retry)
+local remaining, reset, values = {}, {}, {}
+for i, l in ipairs(limits) do
+  if allowed then
+    used[i] = used[i] + permits
+    values[#values + 1] = 'w' .. i
+    values[#values + 1] = string.format('%d', index[i])
+    values[#values + 1] = 'n' .. i
+    values[#values + 1] = string.format('%d', used[i])
+  end
+  remaining[i] = l.limit - used[i]
+  reset[i] = (used[i] > 0) and window_end[i] or 0
 end
-if used + permits > limit then
-  return {0, limit - used, reset_after, reset_after}
+if allowed then
+  redis.call('HSET', KEYS[1], unpack(values))
+  expire(reset)
 end
-
-used = used + permits
-redis.call('HSET', KEYS[1], 'w', string.format('%d', index), 'c', string.format('%d', used))
--- The count matters until the window ends.
-redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(reset_after / 1000)))
-return {1, limit - used, reset_after, 0}
+return reply(allowed, wait, violated, retry_after, remaining, reset)

@@ -1,46 +1,61 @@
--- Token bucket: a bucket of `burst` tokens, refilled continuously at limit/window; a request takes
--- its permits from the bucket or nothing at all. Twin: dev.limiter.TokenBucket.
+-- token-bucket: capacity B refilled continuously at L/W per microsecond (docs/algorithms.md).
+-- Twin: dev.limiter.TokenBucket. Follows lib.lua, which parses the arguments.
 --
--- KEYS[1]  hash of the key's state: tk = tokens left at time ts, ts = time of the last take (us).
---          An absent key is a full bucket.
--- ARGV[1]  now in microseconds since the epoch, or "" to use Redis TIME
--- ARGV[2]  limit: tokens added per window
--- ARGV[3]  window in microseconds
--- ARGV[4]  burst: capacity of the bucket
--- ARGV[5]  permits asked for
--- Reply    {allowed 1|0, remaining, reset_after_us, retry_after_us (-1: never)}
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local limit = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-local burst = tonumber(ARGV[4])
-local permits = tonumber(ARGV[5])
+-- KEYS[1]  hash: x<i> = whole tokens of limit i, f<i> = the fraction over W (0 <= f < W), so the
+--          bucket holds x + f/W tokens (x < 0: debt taken by waiting callers); t = time of the
+--          last change. An absent key is a full bucket.
+-- ARGV[4]  unused
 
-local tokens = burst
-local last = now
-local state = redis.call('HMGET', KEYS[1], 'tk', 'ts')
-if state[1] and state[2] then
-  last = tonumber(state[2])
-  -- A clock that went backwards refills nothing rather than draining the bucket.
-  local elapsed = math.max(0, now - last)
-  tokens = math.min(burst, tonumber(state[1]) + elapsed * limit / window)
+-- ceil(((k - x) * W - f) / L): microseconds until the bucket holds k tokens (0 if it does).
+local function time_to(k, x, f, l)
+  if x >= k then
+    return 0
+  end
+  local q, r = muldivmod(k - x, l.window, l.limit)
+  return q + ceildiv(r - f, l.limit)
 end
 
-local reset_after = math.ceil((burst - tokens) * window / limit)
-if permits > burst then
-  return {0, math.floor(tokens), reset_after, -1}
+local fields = {'t'}
+for i = 1, #limits do
+  fields[#fields + 1] = 'x' .. i
+  fields[#fields + 1] = 'f' .. i
 end
-if tokens < permits then
-  return {0, math.floor(tokens), reset_after, math.ceil((permits - tokens) * window / limit)}
+local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+local last = tonumber(stored[1]) or now
+local elapsed = math.max(0, now - last)
+
+local capacity, retry, x, f = {}, {}, {}, {}
+for i, l in ipairs(limits) do
+  x[i] = tonumber(stored[2 * i])
+  f[i] = tonumber(stored[2 * i + 1])
+  if not x[i] or not f[i] or elapsed >= time_to(l.burst, x[i], f[i], l) then
+    x[i], f[i] = l.burst, 0
+  else
+    -- Refill elapsed * L / W tokens, exactly.
+    local q, r = muldivmod(l.limit, elapsed, l.window)
+    local carry
+    carry, f[i] = divmod(f[i] + r, l.window)
+    x[i] = x[i] + q + carry
+  end
+  capacity[i] = l.burst
+  retry[i] = time_to(permits, x[i], f[i], l)
 end
 
-tokens = tokens - permits
-reset_after = math.ceil((burst - tokens) * window / limit)
--- %.17g keeps every bit of the fraction, so the in-memory twin and Redis agree exactly.
-redis.call('HSET', KEYS[1], 'tk', string.format('%.17g', tokens), 'ts', string.format('%d', math.max(now, last)))
--- Once the bucket is full again the key is the same as absent.
-redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(1, math.ceil(reset_after / 1000))))
-return {1, math.floor(tokens), reset_after, 0}
+local allowed, wait, violated, retry_after = decide(capacity, retry)
+local remaining, reset, values = {}, {}, {'t', string.format('%d', math.max(now, last))}
+for i, l in ipairs(limits) do
+  if allowed then
+    x[i] = x[i] - permits
+    values[#values + 1] = 'x' .. i
+    values[#values + 1] = string.format('%d', x[i])
+    values[#values + 1] = 'f' .. i
+    values[#values + 1] = string.format('%d', f[i])
+  end
+  remaining[i] = x[i]
+  reset[i] = time_to(l.burst, x[i], f[i], l)
+end
+if allowed then
+  redis.call('HSET', KEYS[1], unpack(values))
+  expire(reset)
+end
+return reply(allowed, wait, violated, retry_after, remaining, reset)

@@ -15,9 +15,9 @@ class RateLimiterRegistryTest {
 
     final AtomicInteger created = new AtomicInteger();
 
-    final RateLimiterRegistry registry = new RateLimiterRegistry((name, algorithm, spec) -> {
+    final RateLimiterRegistry registry = new RateLimiterRegistry((name, config) -> {
         created.incrementAndGet();
-        return new InMemoryRateLimiterFactory(new VirtualClock(), 100).create(name, algorithm, spec);
+        return new InMemoryRateLimiterFactory(new VirtualClock(), 100).create(name, config);
     });
 
     @Test

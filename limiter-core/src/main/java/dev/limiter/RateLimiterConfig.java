@@ -1,0 +1,124 @@
+package dev.limiter;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Everything a limiter decides by: its algorithm, one or more limits checked together (such as 10
+ * per second and 1000 per hour), and the algorithm's options. Immutable and validated.
+ *
+ * @param algorithm the deciding algorithm
+ * @param limits the limits, kept sorted by window; windows distinct, a shorter window with a
+ *     smaller limit; at most {@link #MAX_LIMITS}
+ * @param subWindows sub-windows per window for {@link Algorithm#SLIDING_WINDOW}: each window must be
+ *     a whole number of microseconds times it
+ * @param maxWait how long a caller may wait for its permits instead of being rejected (bucket
+ *     algorithms only); {@link Duration#ZERO} never waits
+ */
+public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait) {
+
+    /** Sub-windows of a sliding window unless configured. */
+    public static final int DEFAULT_SUB_WINDOWS = 10;
+
+    /** Most limits one limiter may check together. */
+    public static final int MAX_LIMITS = 8;
+
+    /** Longest max-wait: a caller should never wait longer than this for a permit. */
+    public static final Duration MAX_WAIT = Duration.ofDays(1);
+
+    public RateLimiterConfig {
+        if (algorithm == null) {
+            throw new IllegalArgumentException("algorithm must not be null");
+        }
+        if (limits == null || limits.isEmpty() || limits.size() > MAX_LIMITS || limits.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("between 1 and " + MAX_LIMITS + " limits are required but got " + limits);
+        }
+        List<LimitSpec> sorted = new ArrayList<>(limits);
+        sorted.sort(Comparator.comparing(LimitSpec::window));
+        for (int i = 1; i < sorted.size(); i++) {
+            LimitSpec shorter = sorted.get(i - 1);
+            LimitSpec longer = sorted.get(i);
+            if (shorter.window().equals(longer.window())) {
+                throw new IllegalArgumentException("limits " + shorter + " and " + longer + " have the same window; keep one of them");
+            }
+            if (shorter.limit() >= longer.limit()) {
+                throw new IllegalArgumentException("limit " + shorter + " allows at least as much as " + longer
+                        + " over a shorter window, so one of them never applies; a shorter window needs a smaller limit");
+            }
+        }
+        limits = List.copyOf(sorted);
+        if (subWindows < 1) {
+            throw new IllegalArgumentException("sub-windows must be at least 1 but was " + subWindows);
+        }
+        if (algorithm == Algorithm.SLIDING_WINDOW) {
+            for (LimitSpec limit : limits) {
+                if (limit.windowMicros() % subWindows != 0) {
+                    throw new IllegalArgumentException("window " + limit.window() + " does not divide into " + subWindows
+                            + " sub-windows of whole microseconds; choose a number of sub-windows that divides it");
+                }
+            }
+        }
+        if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(MAX_WAIT) > 0 || maxWait.getNano() % 1_000 != 0) {
+            throw new IllegalArgumentException("max-wait must be whole microseconds between 0 and " + MAX_WAIT + " but was " + maxWait);
+        }
+        if (!maxWait.isZero() && !algorithm.isBucket()) {
+            throw new IllegalArgumentException("max-wait applies to token-bucket, leaky-bucket and gcra, not to " + algorithm
+                    + "; remove it or choose one of those");
+        }
+        for (LimitSpec limit : limits) {
+            // Waiting callers borrow future permits; the scripts' exact arithmetic needs the debt bounded.
+            double lent = maxWait.toNanos() / 1e3 * limit.limit() / limit.windowMicros() + limit.burst();
+            if (lent >= MAX_LENT) {
+                throw new IllegalArgumentException("max-wait " + maxWait + " at " + limit + " would let callers borrow more than 2^34 "
+                        + "permits; shorten max-wait");
+            }
+        }
+    }
+
+    /** Most permits a bucket may hold plus lend to waiting callers: keeps the scripts' numbers exact. */
+    private static final double MAX_LENT = 0x1p34;
+
+    /** The algorithm with the given limits, default sub-windows and no waiting. */
+    public static RateLimiterConfig of(Algorithm algorithm, LimitSpec... limits) {
+        return new RateLimiterConfig(algorithm, List.of(limits), DEFAULT_SUB_WINDOWS, Duration.ZERO);
+    }
+
+    /** The same configuration with another number of sub-windows (sliding window). */
+    public RateLimiterConfig withSubWindows(int subWindows) {
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait);
+    }
+
+    /** The same configuration letting callers wait up to {@code maxWait} for their permits. */
+    public RateLimiterConfig withMaxWait(Duration maxWait) {
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait);
+    }
+
+    /** Max-wait in whole microseconds, as the scripts take it. */
+    long maxWaitMicros() {
+        return maxWait.getSeconds() * 1_000_000L + maxWait.getNano() / 1_000L;
+    }
+
+    /** The most permits limit {@code index} can ever grant one request. */
+    long capacity(int index) {
+        return algorithm.capacity(limits.get(index));
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder(algorithm.configName()).append(' ').append(limits);
+        if (algorithm == Algorithm.SLIDING_WINDOW) {
+            text.append(" sub-windows ").append(subWindows);
+        }
+        if (!maxWait.isZero()) {
+            text.append(" max-wait ").append(maxWait);
+        }
+        return text.toString();
+    }
+
+    static Duration micros(long micros) {
+        return Duration.of(micros, ChronoUnit.MICROS);
+    }
+}

@@ -1,0 +1,2 @@
+-- leaky-bucket: not implemented yet
+return redis.error_reply('leaky-bucket is not implemented yet')

@@ -1,0 +1,2 @@
+-- sliding-window: not implemented yet
+return redis.error_reply('sliding-window is not implemented yet')
