@@ -42,7 +42,10 @@ public @interface RateLimited {
      */
     String key() default "";
 
-    /** Algorithm, unless {@code limiter.limiters.<name>.algorithm} says otherwise. */
+    /**
+     * Algorithm, unless {@code limiter.limiters.<name>.algorithm} says otherwise: fixed window,
+     * sliding window, sliding log, token bucket, leaky bucket or GCRA.
+     */
     Algorithm algorithm() default Algorithm.TOKEN_BUCKET;
 
     /** Permits per window, unless configured; 0 leaves it to configuration. */
@@ -53,6 +56,22 @@ public @interface RateLimited {
 
     /** Capacity of a bucket algorithm; 0 means equal to the limit. */
     long burst() default 0;
+
+    /**
+     * Several limits checked together, each {@code "<limit>/<window>"}, such as
+     * {@code {"10/1s", "1000/1h"}}; instead of {@link #limit()} and {@link #window()}. A call passes
+     * only if every limit admits it.
+     */
+    String[] limits() default {};
+
+    /** Sub-windows per window of the sliding-window algorithm; 0 means 10. */
+    int subWindows() default 0;
+
+    /**
+     * How long a call may wait for its permits instead of being rejected, such as {@code "500ms"}
+     * (bucket algorithms); empty never waits.
+     */
+    String maxWait() default "";
 
     /** SpEL expression giving the permits one call takes, a positive whole number. */
     String cost() default "1";

@@ -1,6 +1,8 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -8,14 +10,15 @@ import dev.limiter.Algorithm;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
 
 import org.springframework.boot.convert.DurationStyle;
 
 /**
- * Resolves each limiter's effective definition, {@code limiter.limiters.<name>} over the annotation
- * attribute by attribute, validates it and registers the limiter. Every error names the property or
- * annotation attribute, the value and the fix.
+ * Resolves each limiter's effective configuration, {@code limiter.limiters.<name>} over the
+ * annotation attribute by attribute, validates it and registers the limiter. Every error names the
+ * property or annotation attribute, the value and the fix.
  */
 final class LimiterDefinitions {
 
@@ -42,11 +45,20 @@ final class LimiterDefinitions {
 
     /**
      * Whether configuration sets every value an annotation could supply. Otherwise registering now
-     * would fix the default algorithm and burst before an annotation of that name can provide its own.
+     * would fix defaults (algorithm, burst, sub-windows, max-wait) before an annotation of that name
+     * can provide its own.
      */
     private static boolean isComplete(LimiterProperties.Limiter limiter) {
-        return limiter.getAlgorithm() != null && limiter.getLimit() != null && limiter.getWindow() != null
-                && (limiter.getBurst() != null || limiter.getAlgorithm() == Algorithm.FIXED_WINDOW);
+        Algorithm algorithm = limiter.getAlgorithm();
+        if (algorithm == null) {
+            return false;
+        }
+        boolean limits = !limiter.getLimits().isEmpty() || (limiter.getLimit() != null && limiter.getWindow() != null);
+        boolean bursts = limiter.getLimits().isEmpty() ? limiter.getBurst() != null
+                : limiter.getLimits().stream().allMatch(limit -> limit.getBurst() != null);
+        boolean bucketOptions = !algorithm.isBucket() || (bursts && limiter.getMaxWait() != null);
+        boolean slidingOptions = algorithm != Algorithm.SLIDING_WINDOW || limiter.getSubWindows() != null;
+        return limits && bucketOptions && slidingOptions;
     }
 
     /**
@@ -70,28 +82,30 @@ final class LimiterDefinitions {
     RateLimiter limiterFor(String name, RateLimited annotation, String site) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         Algorithm algorithm = algorithm(configured, annotation);
-        long limit = limit(name, configured, annotation, site);
-        Duration window = window(name, configured, annotation, site);
-        long burst = burst(name, algorithm, limit, configured, annotation, site);
-        LimitSpec spec;
+        List<LimitSpec> limits = limits(name, algorithm, configured, annotation, site);
+        int subWindows = subWindows(name, configured, annotation, site);
+        Duration maxWait = maxWait(name, configured, annotation, site);
+        RateLimiterConfig config;
         try {
-            spec = new LimitSpec(limit, window, burst);
+            config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait);
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException(site, name, ex.getMessage(), "Choose a limit, window and burst within those bounds");
+            String where = (configured != null && !configured.getLimits().isEmpty()) ? property(name, "limits") : site;
+            throw new LimiterConfigurationException(where, algorithm + " " + limits, "Limiter '" + name + "': " + ex.getMessage(),
+                    "Correct the limits of limiter '" + name + "'");
         }
-        return register(name, algorithm, spec, site);
+        return register(name, config, site);
     }
 
-    private RateLimiter register(String name, Algorithm algorithm, LimitSpec spec, String site) {
+    private RateLimiter register(String name, RateLimiterConfig config, String site) {
         String origin = origins.putIfAbsent(name, site);
         try {
-            return registry.register(name, algorithm, spec);
+            return registry.register(name, config);
         }
         catch (IllegalStateException ex) {
             RateLimiter existing = registry.get(name);
-            throw new LimiterConfigurationException(site, algorithm + " " + spec,
-                    "Limiter '" + name + "' is already defined as " + existing.algorithm() + " " + existing.spec() + " by " + origin,
+            throw new LimiterConfigurationException(site, config,
+                    "Limiter '" + name + "' is already defined as " + existing.config() + " by " + origin,
                     "Give every @RateLimited(name = \"" + name + "\") the same values, or set them once under limiter.limiters." + name);
         }
         catch (IllegalArgumentException ex) {
@@ -106,6 +120,92 @@ final class LimiterDefinitions {
         return (annotation != null) ? annotation.algorithm() : Algorithm.TOKEN_BUCKET;
     }
 
+    /** Configured limits replace the annotation's; otherwise limit, window and burst are merged one by one. */
+    private static List<LimitSpec> limits(String name, Algorithm algorithm, LimiterProperties.Limiter configured, RateLimited annotation,
+            String site) {
+        boolean configuredSingle = configured != null
+                && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
+        if (configured != null && !configured.getLimits().isEmpty()) {
+            if (configuredSingle) {
+                throw new LimiterConfigurationException(property(name, "limits"), configured.getLimits().size() + " limits",
+                        "Limiter '" + name + "' sets both limits and limit/window/burst", "Keep either the list of limits or limit and window");
+            }
+            return configuredLimits(name, algorithm, configured.getLimits());
+        }
+        boolean annotatedSingle = annotation != null && (annotation.limit() != 0 || !annotation.window().isBlank());
+        if (annotation != null && annotation.limits().length > 0) {
+            if (annotatedSingle) {
+                throw new LimiterConfigurationException(attribute("limits", site), String.join(", ", annotation.limits()),
+                        "The annotation sets both limits and limit/window", "Keep either limits or limit and window");
+            }
+            if (!configuredSingle) {
+                return annotatedLimits(algorithm, annotation, site);
+            }
+        }
+        long limit = limit(name, configured, annotation, site);
+        Duration window = window(name, configured, annotation, site);
+        long burst = burst(name, algorithm, limit, configured, annotation, site);
+        return List.of(spec(limit, window, burst, site));
+    }
+
+    private static List<LimitSpec> configuredLimits(String name, Algorithm algorithm, List<LimiterProperties.Limit> configured) {
+        List<LimitSpec> limits = new ArrayList<>();
+        for (int i = 0; i < configured.size(); i++) {
+            LimiterProperties.Limit limit = configured.get(i);
+            String where = property(name, "limits[" + i + "]");
+            if (limit.getLimit() == null || limit.getWindow() == null) {
+                throw new LimiterConfigurationException(where, (limit.getLimit() == null ? "no limit" : "no window"),
+                        "Each of several limits needs a limit and a window", "Set " + where + ".limit and " + where + ".window");
+            }
+            long permits = positive(limit.getLimit(), where + ".limit", "permits per window");
+            checkWindow(limit.getWindow(), where + ".window");
+            long burst = permits;
+            if (limit.getBurst() != null) {
+                burst = positive(limit.getBurst(), where + ".burst", "bucket capacity");
+                checkBurst(algorithm, permits, burst, where + ".burst");
+            }
+            limits.add(spec(permits, limit.getWindow(), burst, where));
+        }
+        return limits;
+    }
+
+    private static List<LimitSpec> annotatedLimits(Algorithm algorithm, RateLimited annotation, String site) {
+        String where = attribute("limits", site);
+        List<LimitSpec> limits = new ArrayList<>();
+        for (String text : annotation.limits()) {
+            int slash = text.indexOf('/');
+            long permits;
+            Duration window;
+            try {
+                permits = Long.parseLong(text.substring(0, Math.max(slash, 0)).trim());
+                window = DurationStyle.detectAndParse(text.substring(slash + 1).trim());
+            }
+            catch (RuntimeException ex) {
+                throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a limit", "Write each limit as \"<limit>/<window>\", "
+                        + "such as \"10/1s\" or \"1000/1h\"");
+            }
+            positive(permits, where, "permits per window");
+            checkWindow(window, where);
+            long burst = permits;
+            if (annotation.burst() != 0) {
+                throw new LimiterConfigurationException(attribute("burst", site), annotation.burst(),
+                        "A burst cannot apply to several limits at once", "Set a burst per limit under limiter.limiters.<name>.limits");
+            }
+            limits.add(spec(permits, window, burst, where));
+        }
+        return limits;
+    }
+
+    private static LimitSpec spec(long limit, Duration window, long burst, String where) {
+        try {
+            return new LimitSpec(limit, window, burst);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LimiterConfigurationException(where, limit + "/" + window + " burst " + burst, ex.getMessage(),
+                    "Choose a limit, window and burst within those bounds");
+        }
+    }
+
     private static long limit(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
         if (configured != null && configured.getLimit() != null) {
             return positive(configured.getLimit(), property(name, "limit"), "permits per window");
@@ -115,34 +215,35 @@ final class LimiterDefinitions {
         }
         throw new LimiterConfigurationException(property(name, "limit"), "(not set)",
                 "Limiter '" + name + "' used by " + site + " has no limit",
-                "Set limiter.limiters." + name + ".limit, or limit in the annotation");
+                "Set limiter.limiters." + name + ".limit (or limits), or limit in the annotation");
     }
 
     private static Duration window(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
-        Duration window;
-        String where;
         if (configured != null && configured.getWindow() != null) {
-            window = configured.getWindow();
-            where = property(name, "window");
+            return checkWindow(configured.getWindow(), property(name, "window"));
         }
-        else if (annotation != null && !annotation.window().isBlank()) {
-            where = attribute("window", site);
-            try {
-                window = DurationStyle.detectAndParse(annotation.window().trim());
-            }
-            catch (IllegalArgumentException ex) {
-                throw new LimiterConfigurationException(where, "\"" + annotation.window() + "\"", "Not a duration",
-                        "Write a duration such as \"10s\", \"500ms\", \"1h\" or \"PT10S\"");
-            }
+        if (annotation != null && !annotation.window().isBlank()) {
+            return checkWindow(parse(annotation.window(), attribute("window", site)), attribute("window", site));
         }
-        else {
-            throw new LimiterConfigurationException(property(name, "window"), "(not set)",
-                    "Limiter '" + name + "' used by " + site + " has no window",
-                    "Set limiter.limiters." + name + ".window (for example 10s), or window in the annotation");
+        throw new LimiterConfigurationException(property(name, "window"), "(not set)",
+                "Limiter '" + name + "' used by " + site + " has no window",
+                "Set limiter.limiters." + name + ".window (for example 10s), or window in the annotation");
+    }
+
+    private static Duration parse(String text, String where) {
+        try {
+            return DurationStyle.detectAndParse(text.trim());
         }
+        catch (IllegalArgumentException ex) {
+            throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a duration",
+                    "Write a duration such as \"10s\", \"500ms\", \"1h\" or \"PT10S\"");
+        }
+    }
+
+    private static Duration checkWindow(Duration window, String where) {
         if (window.isNegative() || window.isZero() || window.compareTo(LimitSpec.MAX_WINDOW) > 0) {
-            throw new LimiterConfigurationException(where, window, "The window must be positive and at most " + LimitSpec.MAX_WINDOW.toDays() + " days",
-                    "Set a window such as 1s, 10s or 1h");
+            throw new LimiterConfigurationException(where, window, "The window must be positive and at most " + LimitSpec.MAX_WINDOW.toDays()
+                    + " days", "Set a window such as 1s, 10s or 1h");
         }
         return window;
     }
@@ -152,21 +253,45 @@ final class LimiterDefinitions {
         Long burst = null;
         String where = null;
         if (configured != null && configured.getBurst() != null) {
-            burst = positive(configured.getBurst(), property(name, "burst"), "bucket capacity");
             where = property(name, "burst");
+            burst = positive(configured.getBurst(), where, "bucket capacity");
         }
         else if (annotation != null && annotation.burst() != 0) {
-            burst = positive(annotation.burst(), attribute("burst", site), "bucket capacity");
             where = attribute("burst", site);
+            burst = positive(annotation.burst(), where, "bucket capacity");
         }
         if (burst == null) {
             return limit;
         }
-        if (algorithm == Algorithm.FIXED_WINDOW && burst != limit) {
-            throw new LimiterConfigurationException(where, burst, "A burst applies only to bucket algorithms, not to " + algorithm,
-                    "Remove the burst, or choose algorithm token-bucket");
-        }
+        checkBurst(algorithm, limit, burst, where);
         return burst;
+    }
+
+    private static void checkBurst(Algorithm algorithm, long limit, long burst, String where) {
+        if (!algorithm.isBucket() && burst != limit) {
+            throw new LimiterConfigurationException(where, burst, "A burst applies only to bucket algorithms, not to " + algorithm,
+                    "Remove the burst, or choose algorithm token-bucket, leaky-bucket or gcra");
+        }
+    }
+
+    private static int subWindows(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+        if (configured != null && configured.getSubWindows() != null) {
+            return (int) positive(configured.getSubWindows(), property(name, "sub-windows"), "number of sub-windows");
+        }
+        if (annotation != null && annotation.subWindows() != 0) {
+            return (int) positive(annotation.subWindows(), attribute("subWindows", site), "number of sub-windows");
+        }
+        return RateLimiterConfig.DEFAULT_SUB_WINDOWS;
+    }
+
+    private static Duration maxWait(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+        if (configured != null && configured.getMaxWait() != null) {
+            return configured.getMaxWait();
+        }
+        if (annotation != null && !annotation.maxWait().isBlank()) {
+            return parse(annotation.maxWait(), attribute("maxWait", site));
+        }
+        return Duration.ZERO;
     }
 
     private static long positive(long value, String where, String what) {

@@ -1,7 +1,9 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.limiter.Algorithm;
@@ -107,9 +109,27 @@ public class LimiterProperties {
         private Duration window;
 
         /**
-         * Capacity of a bucket algorithm (token-bucket). Defaults to the limit.
+         * Capacity of a bucket algorithm (token-bucket, leaky-bucket, gcra). Defaults to the limit.
          */
         private Long burst;
+
+        /**
+         * Several limits checked together, instead of limit, window and burst; a call passes only if
+         * every limit admits it. A shorter window needs a smaller limit.
+         */
+        private List<Limit> limits = new ArrayList<>();
+
+        /**
+         * Sub-windows per window of the sliding-window algorithm; each must divide the window into
+         * whole microseconds. Defaults to 10.
+         */
+        private Integer subWindows;
+
+        /**
+         * How long a call may wait for its permits instead of being rejected (token-bucket,
+         * leaky-bucket, gcra). Defaults to not waiting.
+         */
+        private Duration maxWait;
 
         public Algorithm getAlgorithm() {
             return algorithm;
@@ -118,6 +138,74 @@ public class LimiterProperties {
         public void setAlgorithm(Algorithm algorithm) {
             this.algorithm = algorithm;
         }
+
+        public Long getLimit() {
+            return limit;
+        }
+
+        public void setLimit(Long limit) {
+            this.limit = limit;
+        }
+
+        public Duration getWindow() {
+            return window;
+        }
+
+        public void setWindow(Duration window) {
+            this.window = window;
+        }
+
+        public Long getBurst() {
+            return burst;
+        }
+
+        public void setBurst(Long burst) {
+            this.burst = burst;
+        }
+
+        public List<Limit> getLimits() {
+            return limits;
+        }
+
+        public void setLimits(List<Limit> limits) {
+            this.limits = limits;
+        }
+
+        public Integer getSubWindows() {
+            return subWindows;
+        }
+
+        public void setSubWindows(Integer subWindows) {
+            this.subWindows = subWindows;
+        }
+
+        public Duration getMaxWait() {
+            return maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
+    }
+
+    /** One of several limits of a limiter. */
+    public static class Limit {
+
+        /**
+         * Permits per window.
+         */
+        private Long limit;
+
+        /**
+         * Length of the window, such as 1s or 1h.
+         */
+        private Duration window;
+
+        /**
+         * Capacity of a bucket algorithm for this limit. Defaults to the limit.
+         */
+        private Long burst;
 
         public Long getLimit() {
             return limit;

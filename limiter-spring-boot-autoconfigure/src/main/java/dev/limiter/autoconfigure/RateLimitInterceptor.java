@@ -1,6 +1,7 @@
 package dev.limiter.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.limiter.Decision;
@@ -13,7 +14,8 @@ import org.springframework.aop.support.AopUtils;
 
 /**
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
- * {@link RateLimitExceededException} without calling the method.
+ * {@link RateLimitExceededException} without calling the method. With max-wait, a call whose
+ * permits were reserved ahead waits for its turn first.
  */
 final class RateLimitInterceptor implements MethodInterceptor {
 
@@ -37,6 +39,21 @@ final class RateLimitInterceptor implements MethodInterceptor {
         if (decision.rejected()) {
             throw new RateLimitExceededException(limited.limiter().name(), decision);
         }
+        if (!decision.waitFor().isZero()) {
+            awaitTurn(limited, decision);
+        }
         return invocation.proceed();
+    }
+
+    /** With max-wait, the permits are already reserved: the call only has to wait for its turn. */
+    private static void awaitTurn(LimitedMethod limited, Decision decision) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(decision.waitFor().toNanos());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting " + decision.waitFor().toMillis() + " ms for a permit of limiter '"
+                    + limited.limiter().name() + "'", ex);
+        }
     }
 }

@@ -7,6 +7,7 @@ import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.RedisRateLimiterFactory;
@@ -187,9 +188,9 @@ class LimiterAutoConfigurationTests {
         private final InMemoryRateLimiterFactory delegate = new InMemoryRateLimiterFactory();
 
         @Override
-        public RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
+        public RateLimiter create(String name, RateLimiterConfig config) {
             this.created.incrementAndGet();
-            return this.delegate.create(name, algorithm, spec);
+            return this.delegate.create(name, config);
         }
 
     }

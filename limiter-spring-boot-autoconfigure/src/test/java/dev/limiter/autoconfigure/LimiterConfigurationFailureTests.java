@@ -212,7 +212,7 @@ class LimiterConfigurationFailureTests {
      * Asserts that startup failed with a {@link LimiterConfigurationException} as the root cause, and
      * hands it and its failure analysis to {@code assertions}.
      */
-    private static ContextConsumer<AssertableApplicationContext> failsWith(FailureAssertions assertions) {
+    static ContextConsumer<AssertableApplicationContext> failsWith(FailureAssertions assertions) {
         return (context) -> {
             assertThat(context).hasFailed();
             // Thrown while creating a bean it is the root cause; from the check after all beans, the failure itself.
