@@ -17,8 +17,11 @@ import java.util.List;
  *     a whole number of microseconds times it
  * @param maxWait how long a caller may wait for its permits instead of being rejected (bucket
  *     algorithms only); {@link Duration#ZERO} never waits
+ * @param onRedisFailure what a Redis limiter decides while Redis fails; null leaves it to the
+ *     backend's default
  */
-public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait) {
+public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
+        FailurePolicy onRedisFailure) {
 
     /** Sub-windows of a sliding window unless configured. */
     public static final int DEFAULT_SUB_WINDOWS = 10;
@@ -81,19 +84,49 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
     /** Most permits a bucket may hold plus lend to waiting callers: keeps the scripts' numbers exact. */
     private static final double MAX_LENT = 0x1p34;
 
+    /** A configuration that leaves the failure policy to the backend's default. */
+    public RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait) {
+        this(algorithm, limits, subWindows, maxWait, null);
+    }
+
     /** The algorithm with the given limits, default sub-windows and no waiting. */
     public static RateLimiterConfig of(Algorithm algorithm, LimitSpec... limits) {
-        return new RateLimiterConfig(algorithm, List.of(limits), DEFAULT_SUB_WINDOWS, Duration.ZERO);
+        return new RateLimiterConfig(algorithm, List.of(limits), DEFAULT_SUB_WINDOWS, Duration.ZERO, null);
     }
 
     /** The same configuration with another number of sub-windows (sliding window). */
     public RateLimiterConfig withSubWindows(int subWindows) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
     }
 
     /** The same configuration letting callers wait up to {@code maxWait} for their permits. */
     public RateLimiterConfig withMaxWait(Duration maxWait) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+    }
+
+    /** The same configuration with its own policy for Redis failures (null: the backend's default). */
+    public RateLimiterConfig withOnRedisFailure(FailurePolicy onRedisFailure) {
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+    }
+
+    /**
+     * This configuration for one of {@code instances} instances deciding alone: every limit and
+     * burst divided (rounded up). A limit that no longer binds (a shorter window allowing at least
+     * as much as a longer one) is dropped, which changes no decision.
+     */
+    RateLimiterConfig shareOf(int instances) {
+        if (instances <= 1) {
+            return this;
+        }
+        List<LimitSpec> shares = new ArrayList<>();
+        for (LimitSpec limit : limits) {
+            LimitSpec share = new LimitSpec(Exact.ceilDiv(limit.limit(), instances), limit.window(), Exact.ceilDiv(limit.burst(), instances));
+            while (!shares.isEmpty() && shares.get(shares.size() - 1).limit() >= share.limit()) {
+                shares.remove(shares.size() - 1);
+            }
+            shares.add(share);
+        }
+        return new RateLimiterConfig(algorithm, shares, subWindows, maxWait, onRedisFailure);
     }
 
     /** Max-wait in whole microseconds, as the scripts take it. */
@@ -114,6 +147,9 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         }
         if (!maxWait.isZero()) {
             text.append(" max-wait ").append(maxWait);
+        }
+        if (onRedisFailure != null) {
+            text.append(" on-redis-failure ").append(onRedisFailure.name().toLowerCase(java.util.Locale.ROOT));
         }
         return text.toString();
     }

@@ -7,21 +7,15 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.core.RedisOperations;
 
 /**
  * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
- * When Redis fails, the fallback limiter decides, so an outage never reaches the caller.
+ * While Redis fails, its failure policy decides, so an outage never reaches the caller.
  */
 final class RedisRateLimiter implements RateLimiter {
-
-    private static final Log logger = LogFactory.getLog(RedisRateLimiter.class);
 
     /** Distinguishes this process's sliding-log entries from every other instance's. */
     private static final String INSTANCE = randomId();
@@ -45,12 +39,18 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final LimiterClock clock;
 
+    private final RedisAvailability availability;
+
+    private final FailurePolicy policy;
+
+    /** The in-memory limiter of {@link FailurePolicy#LOCAL}; null for the other policies. */
     private final RateLimiter fallback;
 
-    private final AtomicBoolean failing = new AtomicBoolean();
+    /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
+    private static final long DENIED_RETRY_MICROS = 1_000_000;
 
     RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RateLimiter fallback) {
+            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.redis = redis;
@@ -59,6 +59,8 @@ final class RedisRateLimiter implements RateLimiter {
         this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + fingerprint(config);
         this.argsTemplate = argsTemplate(config);
         this.clock = clock;
+        this.availability = availability;
+        this.policy = policy;
         this.fallback = fallback;
     }
 
@@ -122,24 +124,35 @@ final class RedisRateLimiter implements RateLimiter {
         if (config.algorithm() == Algorithm.SLIDING_LOG) {
             args[3] = INSTANCE + Long.toString(SEQUENCE.incrementAndGet(), 36) + ".";
         }
+        if (!availability.available()) {
+            return withoutRedis(key, permits);
+        }
         List<?> reply;
         try {
             reply = redis.execute(script, List.of(redisKey), args);
         }
         catch (RuntimeException ex) {
-            if (fallback == null) {
-                throw ex;
-            }
-            if (failing.compareAndSet(false, true)) {
-                logger.warn("Redis failed for limiter '" + name + "'; deciding in memory until it answers again", ex);
-            }
-            return fallback.tryAcquire(key, permits);
-        }
-        if (failing.compareAndSet(true, false)) {
-            logger.info("Redis answers again for limiter '" + name + "'");
+            // A timed-out script may have been applied: it is never sent again, the policy decides.
+            availability.failed(ex);
+            return withoutRedis(key, permits);
         }
         return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
                 number(reply, 5), number(reply, 6));
+    }
+
+    /** The decision of the failure policy, while Redis fails. */
+    private Decision withoutRedis(String key, long permits) {
+        long capacity = config.capacity(0);
+        return switch (policy) {
+            case LOCAL -> fallback.tryAcquire(key, permits);
+            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0);
+            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0);
+        };
+    }
+
+    /** The failure policy this limiter follows while Redis fails. */
+    FailurePolicy failurePolicy() {
+        return policy;
     }
 
     private static long number(List<?> reply, int index) {

@@ -1,9 +1,13 @@
 package dev.limiter;
 
+import java.time.Duration;
+
 import org.springframework.data.redis.core.RedisOperations;
 
 /**
  * Creates limiters whose state lives in Redis, shared by every instance of the application.
+ * Limiters of one factory share one view of Redis' availability: after a failure they follow their
+ * {@link FailurePolicy} at once, and resume when a background probe finds Redis answering.
  * Immutable: the {@code with...} methods return a changed copy.
  */
 public final class RedisRateLimiterFactory implements RateLimiterFactory {
@@ -11,35 +15,61 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** Key prefix used unless another is given. */
     public static final String DEFAULT_KEY_PREFIX = "limiter";
 
+    /** How often a failed Redis is probed unless configured. */
+    public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
+
     private final RedisOperations<String, String> redis;
 
     private final String keyPrefix;
 
     private final LimiterClock clock;
 
-    private final RateLimiterFactory fallback;
+    private final FailurePolicy onFailure;
+
+    private final InMemoryRateLimiterFactory local;
+
+    private final int expectedInstances;
+
+    private final RedisAvailability availability;
 
     /**
-     * @param redis operations with String keys and values, such as a {@code StringRedisTemplate}
+     * Limiters on {@code redis} that decide in memory while it fails ({@link FailurePolicy#LOCAL},
+     * one instance expected).
+     *
+     * @param redis operations with String keys and values, such as a {@code StringRedisTemplate};
+     *     give it a short command timeout, since a decision waits at most that long for Redis
      */
     public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(redis, DEFAULT_KEY_PREFIX, null, null);
+        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL);
     }
 
-    private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RateLimiterFactory fallback) {
+    private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock, FailurePolicy onFailure,
+            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval) {
         if (redis == null) {
             throw new IllegalArgumentException("redis must not be null");
+        }
+        if (onFailure == null) {
+            throw new IllegalArgumentException("the failure policy must not be null");
+        }
+        if (expectedInstances < 1) {
+            throw new IllegalArgumentException("expected instances must be at least 1 but was " + expectedInstances);
+        }
+        if (probeInterval == null || probeInterval.isNegative() || probeInterval.isZero()) {
+            throw new IllegalArgumentException("the probe interval must be positive but was " + probeInterval);
         }
         this.redis = redis;
         this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
         this.clock = clock;
-        this.fallback = fallback;
+        this.onFailure = onFailure;
+        this.local = (local != null) ? local : new InMemoryRateLimiterFactory((clock != null) ? clock : LimiterClock.system(),
+                InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS);
+        this.expectedInstances = expectedInstances;
+        this.availability = new RedisAvailability(redis, probeInterval);
     }
 
     /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
     public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, fallback);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval());
     }
 
     /**
@@ -47,17 +77,39 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
      */
     public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, fallback);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval());
     }
 
-    /** Limiters from {@code fallback} decide while Redis fails; without one, Redis errors propagate. */
-    public RedisRateLimiterFactory withFallback(RateLimiterFactory fallback) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, fallback);
+    /**
+     * What limiters decide while Redis fails, unless their configuration says otherwise.
+     *
+     * @param policy the default policy
+     * @param local the in-memory limiters {@link FailurePolicy#LOCAL} uses
+     * @param expectedInstances how many instances share each limit: locally, each admits its share
+     */
+    public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval());
+    }
+
+    /** How often a failed Redis is pinged to find out whether it answers again. */
+    public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval);
+    }
+
+    /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
+    public boolean isRedisAvailable() {
+        return availability.available();
+    }
+
+    /** Stops the background probe, if one runs. */
+    public void close() {
+        availability.close();
     }
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        RateLimiter local = (fallback != null) ? fallback.create(name, config) : null;
-        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, local);
+        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
+        RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(expectedInstances)) : null;
+        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback);
     }
 }

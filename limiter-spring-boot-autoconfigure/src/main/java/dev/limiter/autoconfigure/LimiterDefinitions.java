@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
@@ -85,9 +86,10 @@ final class LimiterDefinitions {
         List<LimitSpec> limits = limits(name, algorithm, configured, annotation, site);
         int subWindows = subWindows(name, configured, annotation, site);
         Duration maxWait = maxWait(name, configured, annotation, site);
+        FailurePolicy onRedisFailure = (configured != null) ? configured.getOnRedisFailure() : null;
         RateLimiterConfig config;
         try {
-            config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait);
+            config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
         }
         catch (IllegalArgumentException ex) {
             String where = (configured != null && !configured.getLimits().isEmpty()) ? property(name, "limits") : site;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.limiter.Algorithm;
+import dev.limiter.FailurePolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -39,6 +40,15 @@ public class LimiterProperties {
     private Map<String, Limiter> limiters = new LinkedHashMap<>();
 
     private final Memory memory = new Memory();
+
+    /**
+     * What limiters decide while Redis fails or is too slow: 'local' (the same algorithm in memory,
+     * each limit divided by limiter.redis.expected-instances), 'allow' (fail open) or 'deny' (fail
+     * closed).
+     */
+    private FailurePolicy onRedisFailure = FailurePolicy.LOCAL;
+
+    private final Redis redis = new Redis();
 
     public boolean isEnabled() {
         return enabled;
@@ -74,6 +84,18 @@ public class LimiterProperties {
 
     public Memory getMemory() {
         return memory;
+    }
+
+    public FailurePolicy getOnRedisFailure() {
+        return onRedisFailure;
+    }
+
+    public void setOnRedisFailure(FailurePolicy onRedisFailure) {
+        this.onRedisFailure = onRedisFailure;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     /** Where limiter state lives. */
@@ -131,6 +153,11 @@ public class LimiterProperties {
          */
         private Duration maxWait;
 
+        /**
+         * What this limiter decides while Redis fails. Defaults to limiter.on-redis-failure.
+         */
+        private FailurePolicy onRedisFailure;
+
         public Algorithm getAlgorithm() {
             return algorithm;
         }
@@ -187,6 +214,14 @@ public class LimiterProperties {
             this.maxWait = maxWait;
         }
 
+        public FailurePolicy getOnRedisFailure() {
+            return onRedisFailure;
+        }
+
+        public void setOnRedisFailure(FailurePolicy onRedisFailure) {
+            this.onRedisFailure = onRedisFailure;
+        }
+
     }
 
     /** One of several limits of a limiter. */
@@ -229,6 +264,65 @@ public class LimiterProperties {
 
         public void setBurst(Long burst) {
             this.burst = burst;
+        }
+
+    }
+
+    /** How limiters use Redis. */
+    public static class Redis {
+
+        /**
+         * Longest a decision waits for Redis before the failure policy decides instead. Limiters
+         * use a connection of their own with this command timeout (Lettuce).
+         */
+        private Duration timeout = Duration.ofMillis(100);
+
+        /**
+         * Longest the limiters' connection waits to connect to Redis.
+         */
+        private Duration connectTimeout = Duration.ofSeconds(1);
+
+        /**
+         * How often a failed Redis is pinged; decisions return to Redis once it answers.
+         */
+        private Duration probeInterval = Duration.ofMillis(250);
+
+        /**
+         * How many instances share each limit; with on-redis-failure 'local', each decides alone on
+         * its share while Redis fails.
+         */
+        private int expectedInstances = 1;
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getProbeInterval() {
+            return probeInterval;
+        }
+
+        public void setProbeInterval(Duration probeInterval) {
+            this.probeInterval = probeInterval;
+        }
+
+        public int getExpectedInstances() {
+            return expectedInstances;
+        }
+
+        public void setExpectedInstances(int expectedInstances) {
+            this.expectedInstances = expectedInstances;
         }
 
     }

@@ -1,6 +1,7 @@
 package dev.limiter.autoconfigure;
 
-import dev.limiter.InMemoryRateLimiterFactory;
+import java.time.Duration;
+
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RedisRateLimiterFactory;
@@ -12,11 +13,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Limiters sharing their state through Redis, when a {@link RedisConnectionFactory} exists and
- * {@code limiter.backend} is not {@code memory}. While Redis fails they decide in memory.
+ * {@code limiter.backend} is not {@code memory}. While Redis fails they follow
+ * {@code limiter.on-redis-failure}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBean(RedisConnectionFactory.class)
@@ -24,14 +25,26 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class RedisBackendConfiguration {
 
     @Bean
+    LimiterRedisConnection limiterRedisConnection(RedisConnectionFactory connectionFactory, LimiterProperties properties) {
+        LimiterProperties.Redis redis = properties.getRedis();
+        positive(redis.getTimeout(), "limiter.redis.timeout", "100ms");
+        positive(redis.getConnectTimeout(), "limiter.redis.connect-timeout", "1s");
+        return new LimiterRedisConnection(connectionFactory, redis.getTimeout(), redis.getConnectTimeout());
+    }
+
+    @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(RateLimiterFactory.class)
-    RedisRateLimiterFactory redisRateLimiterFactory(RedisConnectionFactory connectionFactory, LimiterProperties properties,
+    RedisRateLimiterFactory redisRateLimiterFactory(LimiterRedisConnection connection, LimiterProperties properties,
             ObjectProvider<LimiterClock> clock) {
-        // A template of our own: the application's templates may carry other serializers.
-        StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+        LimiterProperties.Redis redis = properties.getRedis();
+        positive(redis.getProbeInterval(), "limiter.redis.probe-interval", "250ms");
+        if (redis.getExpectedInstances() < 1) {
+            throw new LimiterConfigurationException("limiter.redis.expected-instances", redis.getExpectedInstances(),
+                    "At least one instance shares each limit", "Set the number of instances of the application, such as 3");
+        }
         RedisRateLimiterFactory factory;
         try {
-            factory = new RedisRateLimiterFactory(redis).withKeyPrefix(properties.getKeyPrefix());
+            factory = new RedisRateLimiterFactory(connection.template()).withKeyPrefix(properties.getKeyPrefix());
         }
         catch (IllegalArgumentException ex) {
             throw new LimiterConfigurationException("limiter.key-prefix", properties.getKeyPrefix(), ex.getMessage(),
@@ -41,6 +54,14 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
-        return factory.withFallback(MemoryBackendConfiguration.inMemory(properties, explicitClock));
+        return factory.withProbeInterval(redis.getProbeInterval())
+            .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
+                    redis.getExpectedInstances());
+    }
+
+    private static void positive(Duration duration, String property, String example) {
+        if (duration == null || duration.isNegative() || duration.isZero()) {
+            throw new LimiterConfigurationException(property, duration, "The duration must be positive", "Set it to a duration such as " + example);
+        }
     }
 }

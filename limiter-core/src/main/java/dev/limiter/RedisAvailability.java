@@ -1,0 +1,100 @@
+package dev.limiter;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+
+/**
+ * Whether Redis is usable, shared by every limiter of one factory. After a failure, limiters stop
+ * calling Redis at once (so no request waits on a dead server) and one background thread pings it
+ * until it answers; then they use it again.
+ */
+final class RedisAvailability {
+
+    private static final Log logger = LogFactory.getLog(RedisAvailability.class);
+
+    private final RedisOperations<String, String> redis;
+
+    private final Duration probeInterval;
+
+    private final AtomicBoolean available = new AtomicBoolean(true);
+
+    private final Object probeLock = new Object();
+
+    private ScheduledExecutorService prober;
+
+    private ScheduledFuture<?> probe;
+
+    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval) {
+        this.redis = redis;
+        this.probeInterval = probeInterval;
+    }
+
+    Duration probeInterval() {
+        return probeInterval;
+    }
+
+    /** Whether limiters should call Redis now. */
+    boolean available() {
+        return available.get();
+    }
+
+    /** Reports a failed call: limiters stop calling Redis until a probe succeeds. */
+    void failed(RuntimeException ex) {
+        if (available.compareAndSet(true, false)) {
+            logger.warn("Redis failed; rate limiters follow their failure policy until it answers again (probing every "
+                    + probeInterval.toMillis() + " ms): " + ex);
+            startProbing();
+        }
+    }
+
+    private void startProbing() {
+        synchronized (probeLock) {
+            if (prober == null) {
+                prober = Executors.newSingleThreadScheduledExecutor((task) -> {
+                    Thread thread = new Thread(task, "limiter-redis-probe");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+            }
+            if (probe == null || probe.isDone()) {
+                long interval = Math.max(1, probeInterval.toMillis());
+                probe = prober.scheduleWithFixedDelay(this::probe, interval, interval, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private void probe() {
+        try {
+            redis.execute((RedisCallback<String>) connection -> connection.ping());
+        }
+        catch (RuntimeException ex) {
+            return;
+        }
+        synchronized (probeLock) {
+            if (probe != null) {
+                probe.cancel(false);
+            }
+        }
+        available.set(true);
+        logger.info("Redis answers again; rate limiters use it again");
+    }
+
+    /** Stops probing; for shutdown. */
+    void close() {
+        synchronized (probeLock) {
+            if (prober != null) {
+                prober.shutdownNow();
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.limiter.autoconfigure;
+
+import java.time.Duration;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceClientConfigurationBuilder;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceSslClientConfigurationBuilder;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The limiters' own connection to the application's Redis: same servers, credentials, TLS and
+ * client resources, but a short command timeout and commands rejected while disconnected, so a
+ * slow or dead Redis never holds a request thread longer than {@code limiter.redis.timeout}.
+ */
+final class LimiterRedisConnection implements DisposableBean {
+
+    private static final Log logger = LogFactory.getLog(LimiterRedisConnection.class);
+
+    private final LettuceConnectionFactory own;
+
+    private final StringRedisTemplate template;
+
+    LimiterRedisConnection(RedisConnectionFactory application, Duration timeout, Duration connectTimeout) {
+        if (application instanceof LettuceConnectionFactory lettuce) {
+            this.own = new LettuceConnectionFactory(configuration(lettuce), client(lettuce, timeout, connectTimeout));
+            this.own.afterPropertiesSet();
+            this.own.start();
+            this.template = new StringRedisTemplate(this.own);
+        }
+        else {
+            logger.info("Rate limiters use the application's " + application.getClass().getSimpleName()
+                    + " as it is: limiter.redis.timeout applies to Lettuce only, so set the client's own timeout low");
+            this.own = null;
+            this.template = new StringRedisTemplate(application);
+        }
+    }
+
+    StringRedisTemplate template() {
+        return template;
+    }
+
+    private static RedisConfiguration configuration(LettuceConnectionFactory application) {
+        if (application.isClusterAware()) {
+            return application.getClusterConfiguration();
+        }
+        if (application.isRedisSentinelAware()) {
+            return application.getSentinelConfiguration();
+        }
+        if (application.getSocketConfiguration() != null) {
+            return application.getSocketConfiguration();
+        }
+        return application.getStandaloneConfiguration();
+    }
+
+    private static LettuceClientConfiguration client(LettuceConnectionFactory application, Duration timeout, Duration connectTimeout) {
+        LettuceClientConfiguration original = application.getClientConfiguration();
+        LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
+        if (original.isUseSsl()) {
+            LettuceSslClientConfigurationBuilder ssl = builder.useSsl().verifyPeer(original.getVerifyMode());
+            if (original.isStartTls()) {
+                ssl.startTls();
+            }
+            builder = ssl.and();
+        }
+        // Sharing the application's client resources (event loops, DNS) costs no extra threads.
+        original.getClientResources().ifPresent(builder::clientResources);
+        original.getClientName().ifPresent(builder::clientName);
+        original.getReadFrom().ifPresent(builder::readFrom);
+        original.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
+        ClientOptions options = original.getClientOptions()
+            .orElseGet(() -> application.isClusterAware() ? ClusterClientOptions.create() : ClientOptions.create());
+        SocketOptions socket = options.getSocketOptions().mutate().connectTimeout(connectTimeout).build();
+        // Rejected at once while disconnected, instead of queued until a reconnect or the timeout.
+        ClientOptions limiterOptions = (options instanceof ClusterClientOptions cluster)
+                ? cluster.mutate().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).socketOptions(socket).build()
+                : options.mutate().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).socketOptions(socket).build();
+        return builder.clientOptions(limiterOptions)
+            .commandTimeout(timeout)
+            .shutdownTimeout(original.getShutdownTimeout())
+            .shutdownQuietPeriod(original.getShutdownQuietPeriod())
+            .build();
+    }
+
+    @Override
+    public void destroy() {
+        if (own != null) {
+            own.destroy();
+        }
+    }
+}
