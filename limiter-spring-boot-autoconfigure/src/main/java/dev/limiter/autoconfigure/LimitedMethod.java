@@ -30,6 +30,8 @@ final class LimitedMethod {
 
     private final BeanResolver beanResolver;
 
+    private final MissingKeyPolicy onMissingKey;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
@@ -37,7 +39,7 @@ final class LimitedMethod {
      * @param cost cost expression, or null for a cost of 1
      */
     LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
-            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver) {
+            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey) {
         this.limiter = limiter;
         this.method = method;
         this.key = key;
@@ -45,23 +47,30 @@ final class LimitedMethod {
         this.site = site;
         this.parameterNames = parameterNames;
         this.beanResolver = beanResolver;
+        this.onMissingKey = onMissingKey;
     }
 
     RateLimiter limiter() {
         return limiter;
     }
 
-    /** The key this call is limited under. */
+    /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */
     String key(Object[] args, Object target) {
         if (key == null) {
             return "";
         }
         Object value = key.getValue(context(args, target));
-        if (value == null || value.toString().isEmpty()) {
-            throw new IllegalArgumentException("The rate limit key " + key.getExpressionString() + " of " + site
-                    + " evaluated to " + (value == null ? "null" : "an empty text") + "; a call needs a key to be limited");
+        String text = (value != null) ? value.toString() : null;
+        if (text != null && !text.isEmpty()) {
+            return text;
         }
-        return value.toString();
+        return switch (onMissingKey) {
+            case SKIP -> null;
+            case SHARED -> "";
+            case REJECT -> throw new MissingRateLimitKeyException(limiter.name(), "The rate limit key " + key.getExpressionString()
+                    + " of " + site + " evaluated to " + (text == null ? "null" : "an empty text")
+                    + "; the call cannot be limited without it (limiter.on-missing-key=reject)");
+        };
     }
 
     /** The permits this call takes. */

@@ -39,8 +39,8 @@ public final class LimiterAutoConfiguration {
     }
 
     @Bean
-    RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory) {
-        return new RateLimitedMethods(definitions, beanFactory);
+    RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, LimiterProperties properties) {
+        return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey());
     }
 
     /** Once every bean is created, a configured limiter that nothing completes is reported. */

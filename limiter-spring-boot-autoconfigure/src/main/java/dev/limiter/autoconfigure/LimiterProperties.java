@@ -50,6 +50,12 @@ public class LimiterProperties {
 
     private final Redis redis = new Redis();
 
+    /**
+     * What happens when a key expression yields null or empty text: 'reject' (the call fails, 400
+     * over HTTP), 'skip' (not limited) or 'shared' (one key for all such calls).
+     */
+    private MissingKeyPolicy onMissingKey = MissingKeyPolicy.REJECT;
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -96,6 +102,14 @@ public class LimiterProperties {
 
     public Redis getRedis() {
         return redis;
+    }
+
+    public MissingKeyPolicy getOnMissingKey() {
+        return onMissingKey;
+    }
+
+    public void setOnMissingKey(MissingKeyPolicy onMissingKey) {
+        this.onMissingKey = onMissingKey;
     }
 
     /** Where limiter state lives. */

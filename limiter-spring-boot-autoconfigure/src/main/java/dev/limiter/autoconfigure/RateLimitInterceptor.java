@@ -35,7 +35,11 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         Object[] args = invocation.getArguments();
-        Decision decision = limited.limiter().tryAcquire(limited.key(args, target), limited.cost(args, target));
+        String key = limited.key(args, target);
+        if (key == null) {
+            return invocation.proceed();
+        }
+        Decision decision = limited.limiter().tryAcquire(key, limited.cost(args, target));
         if (decision.rejected()) {
             throw new RateLimitExceededException(limited.limiter().name(), decision);
         }

@@ -45,8 +45,11 @@ final class RateLimitedMethods {
 
     private final Map<MethodClassKey, Optional<LimitedMethod>> methods = new ConcurrentHashMap<>();
 
-    RateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory) {
+    private final MissingKeyPolicy onMissingKey;
+
+    RateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, MissingKeyPolicy onMissingKey) {
         this.definitions = definitions;
+        this.onMissingKey = onMissingKey;
         this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
     }
 
@@ -105,7 +108,7 @@ final class RateLimitedMethods {
         Expression key = parse(annotation.key(), "key", specific, targetClass);
         String costText = annotation.cost().trim();
         Expression cost = (costText.isEmpty() || costText.equals("1")) ? null : parse(costText, "cost", specific, targetClass);
-        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver);
+        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey);
     }
 
     private Expression parse(String text, String attribute, Method method, Class<?> targetClass) {

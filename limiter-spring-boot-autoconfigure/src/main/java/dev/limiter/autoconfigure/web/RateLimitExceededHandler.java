@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.autoconfigure.MissingRateLimitKeyException;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -16,8 +17,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
  * Answers a rejected call with {@code 429 Too Many Requests}, a {@code Retry-After} header in whole
- * seconds (rounded up) and a problem detail naming the limiter. Ordered last, so the application's
- * own exception handlers take precedence.
+ * seconds (rounded up) and a problem detail naming the limiter, and a call without its rate limit
+ * key with {@code 400 Bad Request}. Ordered last, so the application's own exception handlers take
+ * precedence.
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
@@ -42,6 +44,15 @@ public class RateLimitExceededHandler {
             response.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
         }
         return response.body(problem);
+    }
+
+    /** A call whose rate limit key is missing (limiter.on-missing-key=reject) is the client's mistake. */
+    @ExceptionHandler(MissingRateLimitKeyException.class)
+    public ResponseEntity<ProblemDetail> handleMissingKey(MissingRateLimitKeyException ex) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+                "The request lacks what rate limiter '" + ex.getLimiterName() + "' limits by");
+        problem.setProperty("limiter", ex.getLimiterName());
+        return ResponseEntity.badRequest().body(problem);
     }
 
     /** Whole seconds, rounded up and at least 1, so a client never retries too early. */

@@ -25,6 +25,7 @@ import org.springframework.util.function.ThrowingConsumer;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -83,6 +84,15 @@ class RateLimitExceededHandlerTests {
     }
 
     @Test
+    void requestWithoutItsRateLimitKeyIsABadRequest() {
+        this.contextRunner.run(withMvc((mvc) -> assertThat(mvc.get().uri("/tenant").header("X-Tenant", ""))
+            .hasStatus(HttpStatus.BAD_REQUEST)
+            .hasContentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+            .bodyJson()
+            .hasPathSatisfying("$.limiter", (limiter) -> limiter.assertThat().isEqualTo("tenants"))));
+    }
+
+    @Test
     void applicationExceptionHandlerTakesPrecedence() {
         this.contextRunner.withUserConfiguration(ApplicationAdvice.class).run(withMvc((mvc) -> {
             mvc.get().uri("/orders").exchange();
@@ -124,6 +134,12 @@ class RateLimitExceededHandlerTests {
         @RateLimited(name = "quick", limit = 1, window = "300ms")
         String quick() {
             return "quick";
+        }
+
+        @GetMapping("/tenant")
+        @RateLimited(name = "tenants", key = "#tenant", limit = 5, window = "1m")
+        String tenant(@RequestHeader("X-Tenant") String tenant) {
+            return "tenant " + tenant;
         }
 
         @GetMapping("/export")

@@ -1,0 +1,63 @@
+package dev.limiter.autoconfigure;
+
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrderService;
+import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrdersConfiguration;
+import dev.limiter.autoconfigure.RateLimitInterceptionTests.User;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/** Tests of {@code limiter.on-missing-key}: a key expression that yields null or empty text. */
+class MissingKeyTests {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))
+        .withBean(VirtualClock.class, VirtualClock::new)
+        .withUserConfiguration(OrdersConfiguration.class);
+
+    @Test
+    void rejectIsTheDefaultAndNamesTheLimiterAndExpression() {
+        this.contextRunner.run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            assertThatExceptionOfType(MissingRateLimitKeyException.class).isThrownBy(() -> orders.list(new User(null)))
+                .satisfies((ex) -> assertThat(ex.getLimiterName()).isEqualTo("orders"))
+                .withMessageContaining("#user.id")
+                .withMessageContaining("null");
+            assertThatExceptionOfType(MissingRateLimitKeyException.class).isThrownBy(() -> orders.list(new User("")))
+                .withMessageContaining("empty");
+            assertThat(orders.calls()).isZero();
+        });
+    }
+
+    @Test
+    void skipRunsTheCallWithoutLimiting() {
+        this.contextRunner.withPropertyValues("limiter.on-missing-key=skip").run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            for (int i = 0; i < 10; i++) {
+                orders.list(new User(null));
+            }
+            assertThat(orders.calls()).isEqualTo(10);
+            // Calls with a key are limited as before (2 per minute).
+            orders.list(new User("alice"));
+            orders.list(new User("alice"));
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list(new User("alice")));
+        });
+    }
+
+    @Test
+    void sharedLimitsEveryKeylessCallUnderOneKey() {
+        this.contextRunner.withPropertyValues("limiter.on-missing-key=shared").run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            orders.list(new User(null));
+            orders.list(new User(""));
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list(new User(null)));
+            // A user with a key has a limit of its own.
+            orders.list(new User("alice"));
+        });
+    }
+}
