@@ -19,6 +19,8 @@ final class RedisKeys {
     /** Escaped user keys longer than this many UTF-8 bytes are replaced by a digest, so keys stay bounded. */
     static final int MAX_KEY_BYTES = 128;
 
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
     private RedisKeys() {
     }
 
@@ -75,7 +77,7 @@ final class RedisKeys {
                 out.append(c).append(key.charAt(++i));
             }
             else if (Character.isSurrogate(c)) {
-                out.append("%u").append(String.format("%04X", (int) c));
+                out.append("%u").append(HEX[(c >> 12) & 15]).append(HEX[(c >> 8) & 15]).append(HEX[(c >> 4) & 15]).append(HEX[c & 15]);
             }
             else {
                 out.append(c);
