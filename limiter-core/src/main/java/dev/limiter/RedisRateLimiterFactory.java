@@ -1,7 +1,9 @@
 package dev.limiter;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 
 /**
@@ -99,6 +101,24 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
     public boolean isRedisAvailable() {
         return availability.available();
+    }
+
+    /**
+     * Connects and loads every algorithm's script now, so that the first decisions pay for neither.
+     * If Redis does not answer, limiters start on their failure policy and the probe takes over.
+     */
+    public void warmUp() {
+        try {
+            redis.execute((RedisCallback<Void>) connection -> {
+                for (Algorithm algorithm : Algorithm.values()) {
+                    connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                }
+                return null;
+            });
+        }
+        catch (RuntimeException ex) {
+            availability.failed(ex);
+        }
     }
 
     /** Stops the background probe, if one runs. */

@@ -54,9 +54,12 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
-        return factory.withProbeInterval(redis.getProbeInterval())
+        factory = factory.withProbeInterval(redis.getProbeInterval())
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
+        // Connect and load the scripts at startup rather than in the first requests.
+        factory.warmUp();
+        return factory;
     }
 
     private static void positive(Duration duration, String property, String example) {
