@@ -10,6 +10,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +19,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
-/** A {@code redis-server} child process on a free loopback port, with its own temporary directory. */
+/**
+ * A {@code redis-server} child process on a free loopback port, with its own temporary directory: a plain
+ * server for {@link TestRedis}, or a cluster node for {@link TestRedisCluster}.
+ */
 final class RedisServerProcess implements Server {
 
     static final String HOST = "127.0.0.1";
@@ -31,18 +35,27 @@ final class RedisServerProcess implements Server {
     private static final String LOG = "redis.log";
     private static final String OWNER_PID = "owner.pid";
     private static final String SERVER_PID = "server.pid";
+    /** A cluster node's identity and view of the cluster; kept across restart so that the node rejoins. */
+    private static final String NODES_CONF = "nodes.conf";
     private static final AtomicBoolean ORPHANS_REAPED = new AtomicBoolean();
 
     private final Path executable;
     private final Path dir;
     private final int port;
+    /** The cluster bus port of a cluster node; 0 for a plain server. */
+    private final int busPort;
+    /** Options a cluster node gets besides those that make it one; empty for a plain server. */
+    private final List<String> clusterOptions;
     private Process process;
     private boolean stopped;
 
-    private RedisServerProcess(Path executable, Path dir, int port, Process process) {
+    private RedisServerProcess(Path executable, Path dir, int port, int busPort, List<String> clusterOptions,
+            Process process) {
         this.executable = executable;
         this.dir = dir;
         this.port = port;
+        this.busPort = busPort;
+        this.clusterOptions = clusterOptions;
         this.process = process;
     }
 
@@ -56,6 +69,11 @@ final class RedisServerProcess implements Server {
             }
             return path;
         }
+        return onPath("redis-server");
+    }
+
+    /** The executable of that name in a directory of PATH, or null. */
+    static Path onPath(String name) {
         String pathVariable = System.getenv("PATH");
         if (pathVariable == null) {
             return null;
@@ -65,8 +83,8 @@ final class RedisServerProcess implements Server {
             if (entry.isEmpty()) {
                 continue;
             }
-            for (String name : windows ? List.of("redis-server.exe", "redis-server") : List.of("redis-server")) {
-                Path candidate = Path.of(entry, name);
+            for (String candidateName : windows ? List.of(name + ".exe", name) : List.of(name)) {
+                Path candidate = Path.of(entry, candidateName);
                 if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
                     return candidate;
                 }
@@ -81,6 +99,20 @@ final class RedisServerProcess implements Server {
 
     /** Starts on ports from the supplier, moving on to the next while a port turns out to be taken. */
     static RedisServerProcess start(Path executable, IntSupplier ports) {
+        return start(executable, ports, false, List.of());
+    }
+
+    /**
+     * Starts a node with {@code --cluster-enabled yes}, its client and cluster bus ports both from the
+     * supplier, and the given further options (node timeout and the like). The node is alone until the
+     * caller forms a cluster; {@link #restart()} keeps its {@code nodes.conf}, so it rejoins.
+     */
+    static RedisServerProcess startClusterNode(Path executable, IntSupplier ports, List<String> clusterOptions) {
+        return start(executable, ports, true, List.copyOf(clusterOptions));
+    }
+
+    private static RedisServerProcess start(Path executable, IntSupplier ports, boolean clusterNode,
+            List<String> clusterOptions) {
         reapOrphansOnce();
         Path dir;
         try {
@@ -93,11 +125,15 @@ final class RedisServerProcess implements Server {
             PortTakenException lastTaken = null;
             for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
                 int port = ports.getAsInt();
-                if (port == RESERVED_PORT) {
+                // An explicit bus port (--cluster-port): Redis' default, port + 10000, is beyond 65535
+                // for many of the ports the system hands out.
+                int busPort = clusterNode ? ports.getAsInt() : 0;
+                if (port == RESERVED_PORT || busPort == RESERVED_PORT) {
                     continue;
                 }
                 try {
-                    return new RedisServerProcess(executable, dir, port, launch(executable, dir, port));
+                    return new RedisServerProcess(executable, dir, port, busPort, clusterOptions,
+                            launch(executable, dir, port, busPort, clusterOptions));
                 } catch (PortTakenException e) {
                     lastTaken = e;
                 }
@@ -120,6 +156,16 @@ final class RedisServerProcess implements Server {
         return port;
     }
 
+    /** The process id of the current (or last) redis-server process. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** The temporary directory; deleted by {@link #stop()}. */
+    Path dir() {
+        return dir;
+    }
+
     @Override
     public synchronized void kill() {
         checkNotStopped();
@@ -135,7 +181,7 @@ final class RedisServerProcess implements Server {
             terminate(process);
         }
         try {
-            process = launch(executable, dir, port);
+            process = launch(executable, dir, port, busPort, clusterOptions);
         } catch (PortTakenException e) {
             throw new IllegalStateException("cannot restart redis-server on " + HOST + ":" + port
                     + ": another process took the port meanwhile", e);
@@ -154,7 +200,8 @@ final class RedisServerProcess implements Server {
 
     @Override
     public String toString() {
-        return "redis-server " + executable + " on " + HOST + ":" + port + " (pid " + process.pid() + ")";
+        return "redis-server " + executable + " on " + HOST + ":" + port
+                + (busPort == 0 ? "" : " (cluster bus " + busPort + ")") + " (pid " + process.pid() + ")";
     }
 
     private void checkNotStopped() {
@@ -164,17 +211,25 @@ final class RedisServerProcess implements Server {
     }
 
     /** Runs redis-server on the port and returns once it answers PING as the server using our directory. */
-    private static Process launch(Path executable, Path dir, int port) throws PortTakenException {
+    private static Process launch(Path executable, Path dir, int port, int busPort, List<String> clusterOptions)
+            throws PortTakenException {
         Path log = dir.resolve(LOG);
         long logOffset = sizeOf(log);
-        clearData(dir);
-        List<String> command = List.of(executable.toString(),
+        clearData(dir, busPort != 0);
+        List<String> command = new ArrayList<>(List.of(executable.toString(),
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--dir", dir.toString(),
                 "--save", "",
                 "--appendonly", "no",
-                "--daemonize", "no");
+                "--daemonize", "no"));
+        if (busPort != 0) {
+            command.addAll(List.of(
+                    "--cluster-enabled", "yes",
+                    "--cluster-config-file", NODES_CONF,
+                    "--cluster-port", Integer.toString(busPort)));
+            command.addAll(clusterOptions);
+        }
         Process process;
         try {
             process = new ProcessBuilder(command)
@@ -277,12 +332,16 @@ final class RedisServerProcess implements Server {
         }
     }
 
-    /** restart() promises empty data: remove whatever a previous run may have written, keep log and pid files. */
-    private static void clearData(Path dir) {
+    /**
+     * restart() promises empty data: remove whatever a previous run may have written, keep log and pid
+     * files, and a cluster node's nodes.conf (without it the node would come back as a stranger).
+     */
+    private static void clearData(Path dir, boolean clusterNode) {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path entry : entries) {
                 String name = entry.getFileName().toString();
-                if (!name.equals(LOG) && !name.equals(OWNER_PID) && !name.equals(SERVER_PID)) {
+                if (!name.equals(LOG) && !name.equals(OWNER_PID) && !name.equals(SERVER_PID)
+                        && !(clusterNode && name.equals(NODES_CONF))) {
                     deleteRecursively(entry);
                 }
             }

@@ -16,6 +16,10 @@ final class Settings {
     static final String DOCKER_PROPERTY = "limiter.test.redis.docker";
     static final String SERVER_ENV = "LIMITER_TEST_REDIS_SERVER";
     static final String SERVER_PROPERTY = "limiter.test.redis.server";
+    static final String CLI_ENV = "LIMITER_TEST_REDIS_CLI";
+    static final String CLI_PROPERTY = "limiter.test.redis.cli";
+    static final String CLUSTER_NODES_ENV = "LIMITER_TEST_REDIS_CLUSTER_NODES";
+    static final String CLUSTER_NODES_PROPERTY = "limiter.test.redis.cluster.nodes";
 
     /** Whether to try Docker: never, always (ask Testcontainers), or only when a Docker endpoint looks present. */
     enum DockerMode { OFF, ON, AUTO }
@@ -29,6 +33,14 @@ final class Settings {
 
     static String serverExecutable() {
         return get(SERVER_PROPERTY, SERVER_ENV);
+    }
+
+    static String cliExecutable() {
+        return get(CLI_PROPERTY, CLI_ENV);
+    }
+
+    static String clusterNodes() {
+        return get(CLUSTER_NODES_PROPERTY, CLUSTER_NODES_ENV);
     }
 
     static DockerMode dockerMode() {

@@ -36,6 +36,12 @@ final class RedisCli {
         return call(redis.host(), redis.port(), args);
     }
 
+    /** Sends the command to a cluster node given as "host:port". */
+    static Object callNode(String node, String... args) throws IOException {
+        int colon = node.lastIndexOf(':');
+        return call(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)), args);
+    }
+
     /** True if the server answers PING; false on any connection or protocol failure. */
     static boolean pings(String host, int port) {
         try {
