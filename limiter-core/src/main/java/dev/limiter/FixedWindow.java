@@ -20,7 +20,12 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
         for (int i = 0; i < n; i++) {
             LimitSpec l = limits.get(i);
             index[i] = Exact.floorDiv(now, l.windowMicros());
-            used[i] = (state != null && state.index()[i] == index[i]) ? state.used()[i] : 0;
+            used[i] = 0;
+            // A clock that went back stands still in the newer window it counted: nothing is forgotten.
+            if (state != null && state.index()[i] >= index[i]) {
+                index[i] = state.index()[i];
+                used[i] = state.used()[i];
+            }
             windowEnd[i] = (index[i] + 1) * l.windowMicros() - now;
             retry[i] = (used[i] + permits <= l.limit()) ? 0 : windowEnd[i];
         }

@@ -15,7 +15,10 @@ local capacity, retry, index, used, window_end = {}, {}, {}, {}, {}
 for i, l in ipairs(limits) do
   index[i] = divmod(now, l.window)
   used[i] = 0
-  if tonumber(stored[2 * i - 1]) == index[i] then
+  local stored_index = tonumber(stored[2 * i - 1])
+  -- A clock that went back stands still in the newer window it counted: nothing is forgotten.
+  if stored_index and stored_index >= index[i] then
+    index[i] = stored_index
     used[i] = tonumber(stored[2 * i])
   end
   window_end[i] = (index[i] + 1) * l.window - now
