@@ -283,20 +283,25 @@ class SlidingLogTest {
 
     @Test
     void redisTtlIsTheResetAfterRoundedUpToMilliseconds() {
-        RateLimiter limiter = limiter(Backend.REDIS, FIVE_PER_10S);
-        String key = SlidingWindowTest.redisKey(limiter);
-        SlidingWindowTest.assertTtlFits(redis, key, limiter.tryAcquire("k"));
-        clock.set(t0 + 5 * SECOND);
-        SlidingWindowTest.assertTtlFits(redis, key, limiter.tryAcquire("k", 4));
-
-        // 300 us before the entry of 5 s leaves, a rejected call removes the one of 0 s: it renews the
-        // TTL for what is left, rounded up to 1 ms rather than down to none.
-        clock.set(t0 + 15 * SECOND - 300);
-        Decision rejected = limiter.tryAcquire("k", 2);
+        RedisRateLimiter limiter = (RedisRateLimiter) limiter(Backend.REDIS, FIVE_PER_10S);
+        for (String key : List.of("a", "b")) {
+            clock.set(t0);
+            SlidingWindowTest.assertTtlFits(redis, limiter.redisKey(key), limiter.tryAcquire(key));
+            clock.set(t0 + 5 * SECOND);
+            SlidingWindowTest.assertTtlFits(redis, limiter.redisKey(key), limiter.tryAcquire(key, 4));
+        }
+        // A rejected call that removes the entry of 0 s renews the TTL for what is left.
+        clock.set(t0 + 12 * SECOND);
+        Decision rejected = limiter.tryAcquire("a", 2);
         assertThat(rejected.allowed()).isFalse();
-        assertThat(rejected.resetAfter()).isEqualTo(micros(300));
-        assertThat(entries(limiter)).isEqualTo(1);
-        assertThat(TestRedisSupport.pttl(redis, key)).isBetween(-2L, 1L).isNotEqualTo(-1L);
+        assertThat(redis.opsForZSet().zCard(limiter.redisKey("a"))).isEqualTo(1);
+        SlidingWindowTest.assertTtlFits(redis, limiter.redisKey("a"), rejected);
+
+        // Doing so 300 us before the entry of 5 s leaves, the TTL rounds up to 1 ms rather than down to none.
+        clock.set(t0 + 15 * SECOND - 300);
+        assertThat(limiter.tryAcquire("b", 2).resetAfter()).isEqualTo(micros(300));
+        // Read back a moment later in real time: 1 or 0 ms left, or gone (-1 would mean no TTL at all).
+        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("b"))).isBetween(-2L, 1L).isNotEqualTo(-1L);
     }
 
     @ParameterizedTest

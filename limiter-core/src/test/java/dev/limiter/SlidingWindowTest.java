@@ -332,21 +332,25 @@ class SlidingWindowTest {
     @Test
     void redisTtlIsTheResetAfterRoundedUpToMilliseconds() {
         StringRedisTemplate redis = TestRedisSupport.shared();
-        RateLimiter limiter = limiter(Backend.REDIS, FIVE_PER_10S);
-        String key = redisKey(limiter);
-        assertTtlFits(redis, key, limiter.tryAcquire("k")); // [3 s, 4 s)
-        clock.set(E + 8_250_000);
-        assertTtlFits(redis, key, limiter.tryAcquire("k", 4)); // [8 s, 9 s)
-
-        // 300 us before [8 s, 9 s) leaves, a rejected call deletes [3 s, 4 s), which has left: it renews the
-        // TTL for what is left, rounded up to 1 ms rather than down to none.
-        clock.set(E + 18_000_000 - 300);
-        Decision rejected = limiter.tryAcquire("k", 2);
+        RedisRateLimiter limiter = (RedisRateLimiter) limiter(Backend.REDIS, FIVE_PER_10S);
+        for (String key : List.of("a", "b")) {
+            clock.set(E + 3_250_000);
+            assertTtlFits(redis, limiter.redisKey(key), limiter.tryAcquire(key)); // [3 s, 4 s)
+            clock.set(E + 8_250_000);
+            assertTtlFits(redis, limiter.redisKey(key), limiter.tryAcquire(key, 4)); // [8 s, 9 s)
+        }
+        // A rejected call that deletes [3 s, 4 s), which has left, renews the TTL for what is left.
+        clock.set(E + 13_250_000);
+        Decision rejected = limiter.tryAcquire("a", 2);
         assertThat(rejected.allowed()).isFalse();
-        assertThat(rejected.resetAfter()).isEqualTo(micros(300));
-        assertThat(redis.opsForHash().size(key)).isEqualTo(1);
-        // Read back a moment later in real time: 1 or 0 ms left (-1 would mean no TTL at all).
-        assertThat(TestRedisSupport.pttl(redis, key)).isBetween(-2L, 1L).isNotEqualTo(-1L);
+        assertThat(redis.opsForHash().size(limiter.redisKey("a"))).isEqualTo(1);
+        assertTtlFits(redis, limiter.redisKey("a"), rejected);
+
+        // Doing so 300 us before [8 s, 9 s) leaves, the TTL rounds up to 1 ms rather than down to none.
+        clock.set(E + 18_000_000 - 300);
+        assertThat(limiter.tryAcquire("b", 2).resetAfter()).isEqualTo(micros(300));
+        // Read back a moment later in real time: 1 or 0 ms left, or gone (-1 would mean no TTL at all).
+        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("b"))).isBetween(-2L, 1L).isNotEqualTo(-1L);
     }
 
     static void assertTtlFits(StringRedisTemplate redis, String key, Decision d) {
