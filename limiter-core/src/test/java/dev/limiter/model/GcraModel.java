@@ -8,32 +8,43 @@ import dev.limiter.RateLimiterConfig;
 
 /**
  * gcra from docs/algorithms.md: per limit, an exact theoretical arrival time {@code τ} ({@code = t}
- * when idle) and the emission interval {@code T = W/L}. The formulas are followed literally, also
- * for a clock that went back (they read {@code max(τ, t)} and {@code t} itself).
+ * when idle) and the emission interval {@code T = W/L}. A clock that went back stands still: the
+ * formulas read {@code t = max(now, the latest time seen)}, as the other bucket algorithms do.
  */
-public final class GcraModel extends KeyedModel<Rational[]> {
+public final class GcraModel extends KeyedModel<GcraModel.State> {
+
+    /** Per limit the arrival time, and the latest time the key was decided at. */
+    record State(Rational[] tat, long latest) {
+    }
 
     public GcraModel(RateLimiterConfig config) {
         super(config);
     }
 
+    /** The time the formulas read: now, or the latest time seen if the clock went back. */
+    private static long standing(State state, long now) {
+        return (state != null) ? Math.max(now, state.latest()) : now;
+    }
+
     @Override
-    List<LimitView> read(Rational[] state, long now) {
+    List<LimitView> read(State state, long now) {
+        long t = standing(state, now);
         List<LimitView> views = new ArrayList<>();
         for (int l = 0; l < config.limits().size(); l++) {
-            views.add(new View(config.limits().get(l), (state != null) ? state[l] : Rational.of(now), Rational.of(now)));
+            views.add(new View(config.limits().get(l), (state != null) ? state.tat()[l] : Rational.of(t), Rational.of(t)));
         }
         return views;
     }
 
     @Override
-    Rational[] take(Rational[] state, long now, long permits) {
+    State take(State state, long now, long permits) {
+        long t = standing(state, now);
         Rational[] next = new Rational[config.limits().size()];
         for (int l = 0; l < next.length; l++) {
-            View view = new View(config.limits().get(l), (state != null) ? state[l] : Rational.of(now), Rational.of(now));
+            View view = new View(config.limits().get(l), (state != null) ? state.tat()[l] : Rational.of(t), Rational.of(t));
             next[l] = view.arrival(permits);
         }
-        return next;
+        return new State(next, t);
     }
 
     private record View(LimitSpec limit, Rational tat, Rational now) implements LimitView {
