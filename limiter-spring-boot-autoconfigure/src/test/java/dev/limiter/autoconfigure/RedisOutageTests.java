@@ -113,6 +113,33 @@ class RedisOutageTests {
     }
 
     @Test
+    void aStalledRedisHoldsNoCallLongerThanTheTimeout() {
+        this.contextRunner.run((context) -> {
+            RedisRateLimiterFactory factory = context.getBean(RedisRateLimiterFactory.class);
+            Load load = new Load(context.getBean(Service.class), 8);
+            load.start();
+            load.awaitCalls(200);
+            // Frozen, not dead: connections stay open and commands just get no answer.
+            this.redis.pause();
+            load.awaitCalls(load.calls() + 500);
+            assertThat(factory.isRedisAvailable()).as("the failure policy decides while Redis is stalled").isFalse();
+            this.redis.resume();
+            long answered = System.nanoTime();
+            while (!factory.isRedisAvailable() && System.nanoTime() - answered < TimeUnit.SECONDS.toNanos(5)) {
+                Thread.sleep(5);
+            }
+            Duration resumed = Duration.ofNanos(System.nanoTime() - answered);
+            load.awaitCalls(load.calls() + 200);
+            load.stop();
+            assertThat(load.unexpected).as("exceptions other than rejections").isEmpty();
+            // limiter.redis.timeout is 100 ms: a call waits that long at most, once, then the policy
+            // decides without asking Redis (the slack is for a loaded test machine).
+            assertThat(Duration.ofNanos(load.slowest.get())).as("slowest call").isLessThan(Duration.ofSeconds(1));
+            assertThat(resumed).as("Redis decides again within a second of answering").isLessThanOrEqualTo(Duration.ofSeconds(1));
+        });
+    }
+
+    @Test
     void scriptFlushCostsNoFailedDecision() {
         // A generous timeout: this is about NOSCRIPT, not about slowness.
         this.contextRunner.withPropertyValues("limiter.redis.timeout=5s").run((context) -> {

@@ -53,6 +53,16 @@ final class DockerRedis implements Server {
     }
 
     @Override
+    public synchronized void pause() {
+        container.getDockerClient().pauseContainerCmd(container.getContainerId()).exec();
+    }
+
+    @Override
+    public synchronized void resume() {
+        container.getDockerClient().unpauseContainerCmd(container.getContainerId()).exec();
+    }
+
+    @Override
     public synchronized void kill() {
         checkNotStopped();
         if (container.getContainerId() != null && container.isRunning()) {

@@ -175,6 +175,33 @@ final class RedisServerProcess implements Server {
     }
 
     @Override
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    @Override
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: "
+                        + new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException("Cannot signal redis-server " + process.pid(), ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while signalling redis-server " + process.pid(), ex);
+        }
+    }
+
+    @Override
     public synchronized void restart() {
         checkNotStopped();
         if (process.isAlive()) {

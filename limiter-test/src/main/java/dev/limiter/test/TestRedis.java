@@ -170,6 +170,27 @@ public final class TestRedis implements AutoCloseable {
     }
 
     /**
+     * Freezes the server, as a stalled Redis would be (SIGSTOP, or {@code docker pause}): connections
+     * stay open but nothing is answered until {@link #resume()}. For tests of timeouts.
+     *
+     * @throws UnsupportedOperationException for {@link Source#URL} and for {@link #shared()}
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void pause() {
+        owned("pause()").pause();
+    }
+
+    /**
+     * Lets a paused server answer again, with its data intact.
+     *
+     * @throws UnsupportedOperationException for {@link Source#URL} and for {@link #shared()}
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void resume() {
+        owned("resume()").resume();
+    }
+
+    /**
      * Starts the server again on the same host and port, with no data, and returns once it answers
      * PING. Works after {@link #kill()} and on a running server (which is stopped first).
      *

@@ -67,6 +67,20 @@ class TestRedisTest {
     }
 
     @Test
+    void pauseFreezesTheServerAndResumeKeepsItsData() throws IOException {
+        assumeNoConfiguredUrl();
+        try (TestRedis redis = TestRedis.start()) {
+            assertThat(RedisCli.call(redis, "SET", "greeting", "hello")).isEqualTo("OK");
+            redis.pause();
+            // The port still accepts connections, but nothing answers: a stalled server.
+            assertThat(RedisCli.pings(redis)).isFalse();
+            redis.resume();
+            assertThat(RedisCli.pings(redis)).isTrue();
+            assertThat(RedisCli.call(redis, "GET", "greeting")).isEqualTo("hello");
+        }
+    }
+
+    @Test
     void killThenRestartKeepsThePortAndStartsEmpty() throws IOException {
         assumeNoConfiguredUrl();
         try (TestRedis redis = TestRedis.start()) {
