@@ -11,7 +11,7 @@
 --          again: the set never holds more entries than the largest limit.
 --          Members need no instance or call prefix: the running total already makes every member
 --          unique within its key, across instances and within one microsecond.
--- ARGV[4]  unused ("")
+-- ARGV[4]  unused
 --
 -- A clock that went back stands still at the newest entry: the log is read at standing =
 -- max(t, newest entry time), so nothing expires for negative elapsed time, and a new entry is logged
