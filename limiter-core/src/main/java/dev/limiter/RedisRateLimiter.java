@@ -3,11 +3,8 @@ package dev.limiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.data.redis.core.RedisOperations;
 
@@ -16,11 +13,6 @@ import org.springframework.data.redis.core.RedisOperations;
  * While Redis fails, its failure policy decides, so an outage never reaches the caller.
  */
 final class RedisRateLimiter implements RateLimiter {
-
-    /** Distinguishes this process's sliding-log entries from every other instance's. */
-    private static final String INSTANCE = randomId();
-
-    private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private final String name;
 
@@ -92,12 +84,6 @@ final class RedisRateLimiter implements RateLimiter {
         }
     }
 
-    private static String randomId() {
-        byte[] bytes = new byte[9];
-        new SecureRandom().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    }
-
     @Override
     public String name() {
         return name;
@@ -121,9 +107,6 @@ final class RedisRateLimiter implements RateLimiter {
         // Empty time: the script reads Redis TIME, so application clocks never matter.
         args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
         args[1] = Long.toString(permits);
-        if (config.algorithm() == Algorithm.SLIDING_LOG) {
-            args[3] = INSTANCE + Long.toString(SEQUENCE.incrementAndGet(), 36) + ".";
-        }
         if (!availability.available()) {
             return withoutRedis(key, permits);
         }

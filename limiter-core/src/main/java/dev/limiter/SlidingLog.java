@@ -11,7 +11,8 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
     /**
      * The log, compacted: the distinct times (ascending) at which permits were admitted, and for each
      * the running count of permits logged up to and including it, so the permits of any span are a
-     * difference. Holds only times later than now minus the longest window, as the script does.
+     * difference. After an admitted request, holds only times later than its standing time (below)
+     * minus the longest window, as the script does.
      */
     record State(long[] times, long[] totals) {
     }
@@ -22,24 +23,19 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
         int n = limits.size();
         long[] times = (state != null) ? state.times() : NONE;
         long[] totals = (state != null) ? state.totals() : NONE;
+        // A clock that went back stands still at the newest entry: the log is read at that time, so
+        // nothing expires for negative elapsed time, and a new entry is logged there, after all others.
+        // Durations are still measured from the real now.
+        long standing = (times.length > 0) ? Math.max(now, times[times.length - 1]) : now;
 
-        // Entries older than the longest window count for no limit: drop them, as the script does.
-        int first = after(times, now - limits.get(n - 1).windowMicros());
-        boolean dropped = first > 0;
-        long origin = dropped ? totals[first - 1] : 0;
-        times = Arrays.copyOfRange(times, first, times.length);
-        totals = Arrays.copyOfRange(totals, first, totals.length);
-        for (int k = 0; k < totals.length; k++) {
-            totals[k] -= origin;
-        }
         long total = (totals.length > 0) ? totals[totals.length - 1] : 0;
 
         long[] used = new long[n];
         long[] retry = new long[n];
         for (int i = 0; i < n; i++) {
             LimitSpec l = limits.get(i);
-            // Live entries are later than now - W (with the clock gone back, later than now too).
-            int oldest = after(times, now - l.windowMicros());
+            // Live entries are later than standing - W.
+            int oldest = after(times, standing - l.windowMicros());
             long base = (oldest > 0) ? totals[oldest - 1] : 0;
             used[i] = total - base;
             if (used[i] + permits > l.limit() && permits <= l.limit()) {
@@ -51,16 +47,24 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
         }
         Verdict verdict = Verdict.decide(config, permits, retry);
         if (verdict.allowed) {
-            int at = after(times, now);
-            if (at > 0 && times[at - 1] == now) {
-                at--;
+            // The new entry is the newest from now on: entries older than the longest window at
+            // standing can never count again. Drop them, as the script does.
+            int first = after(times, standing - limits.get(n - 1).windowMicros());
+            long origin = (first > 0) ? totals[first - 1] : 0;
+            times = Arrays.copyOfRange(times, first, times.length);
+            totals = Arrays.copyOfRange(totals, first, totals.length);
+            for (int k = 0; k < totals.length; k++) {
+                totals[k] -= origin;
+            }
+            total -= origin;
+            // Logged at standing, the newest time of all.
+            int last = times.length - 1;
+            if (last >= 0 && times[last] == standing) {
+                totals[last] += permits;
             }
             else {
-                times = insert(times, at, now);
-                totals = insert(totals, at, (at > 0) ? totals[at - 1] : 0);
-            }
-            for (int k = at; k < totals.length; k++) {
-                totals[k] += permits;
+                times = append(times, standing);
+                totals = append(totals, total + permits);
             }
         }
         long newest = (times.length > 0) ? times[times.length - 1] : 0;
@@ -74,10 +78,12 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
             reset[i] = (used[i] > 0) ? newest + limits.get(i).windowMicros() - now : 0;
         }
         Decision decision = verdict.decision(config, remaining, reset);
-        if (!verdict.allowed && !dropped) {
+        if (!verdict.allowed) {
+            // Nothing changes, not even the entries that left at this time: should the clock go back
+            // before it, they count again.
             return Step.unchanged(decision);
         }
-        return new Step<>(decision, (times.length > 0) ? new State(times, totals) : null, true, Verdict.ttl(reset));
+        return new Step<>(decision, new State(times, totals), true, Verdict.ttl(reset));
     }
 
     /** Index of the first time later than {@code t}. */
@@ -112,11 +118,9 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
         return lo;
     }
 
-    private static long[] insert(long[] values, int at, long value) {
-        long[] longer = new long[values.length + 1];
-        System.arraycopy(values, 0, longer, 0, at);
-        longer[at] = value;
-        System.arraycopy(values, at, longer, at + 1, values.length - at);
+    private static long[] append(long[] values, long value) {
+        long[] longer = Arrays.copyOf(values, values.length + 1);
+        longer[values.length] = value;
         return longer;
     }
 }

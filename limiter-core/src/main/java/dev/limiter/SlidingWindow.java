@@ -25,19 +25,23 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
         long[][] count = new long[n][];
         long[] used = new long[n];
         long[] retry = new long[n];
-        boolean stale = false;
         for (int i = 0; i < n; i++) {
             LimitSpec l = limits.get(i);
             size[i] = l.windowMicros() / subWindows;
             current[i] = Exact.floorDiv(now, size[i]);
-            // Sub-windows up to current - N have left every window: drop them, as the script deletes their fields.
             long[] storedIndex = (state != null) ? state.index()[i] : new long[0];
             long[] storedCount = (state != null) ? state.count()[i] : new long[0];
+            // A clock that went back stands still in the newest sub-window counted: nothing leaves for
+            // negative elapsed time, and new permits go into that sub-window.
+            if (storedIndex.length > 0) {
+                current[i] = Math.max(current[i], storedIndex[storedIndex.length - 1]);
+            }
+            // Sub-windows up to current - N have left every window: they count no more. An admitted
+            // request drops them with the new state, as the script deletes their fields then.
             int first = 0;
             while (first < storedIndex.length && storedIndex[first] <= current[i] - subWindows) {
                 first++;
             }
-            stale |= first > 0;
             index[i] = Arrays.copyOfRange(storedIndex, first, storedIndex.length);
             count[i] = Arrays.copyOfRange(storedCount, first, storedCount.length);
             for (long c : count[i]) {
@@ -58,7 +62,6 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
         Verdict verdict = Verdict.decide(config, permits, retry);
         long[] remaining = new long[n];
         long[] reset = new long[n];
-        boolean empty = true;
         for (int i = 0; i < n; i++) {
             if (verdict.allowed) {
                 add(index, count, i, current[i], permits);
@@ -67,33 +70,33 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
             int last = index[i].length - 1;
             remaining[i] = limits.get(i).limit() - used[i];
             reset[i] = (last >= 0) ? (index[i][last] + subWindows) * size[i] - now : 0;
-            empty &= last < 0;
         }
         Decision decision = verdict.decision(config, remaining, reset);
-        if (!verdict.allowed && !stale) {
+        if (!verdict.allowed) {
+            // Nothing changes, not even the sub-windows that left at this time: should the clock go
+            // back before it, they count again.
             return Step.unchanged(decision);
         }
-        return new Step<>(decision, empty ? null : new State(index, count), true, Verdict.ttl(reset));
+        return new Step<>(decision, new State(index, count), true, Verdict.ttl(reset));
     }
 
-    /** Adds {@code permits} to sub-window {@code sub} of limit {@code i}, keeping the indexes ascending. */
+    /**
+     * Adds {@code permits} to sub-window {@code sub} of limit {@code i}, which is never older than a
+     * kept one: it is the newest, or becomes it.
+     */
     private static void add(long[][] index, long[][] count, int i, long sub, long permits) {
-        int at = Arrays.binarySearch(index[i], sub);
-        if (at >= 0) {
-            count[i][at] += permits;
+        int last = index[i].length - 1;
+        if (last >= 0 && index[i][last] == sub) {
+            count[i][last] += permits;
             return;
         }
-        // Before a later sub-window only when the clock went back.
-        int insert = -at - 1;
-        index[i] = insert(index[i], insert, sub);
-        count[i] = insert(count[i], insert, permits);
+        index[i] = append(index[i], sub);
+        count[i] = append(count[i], permits);
     }
 
-    private static long[] insert(long[] values, int at, long value) {
-        long[] longer = new long[values.length + 1];
-        System.arraycopy(values, 0, longer, 0, at);
-        longer[at] = value;
-        System.arraycopy(values, at, longer, at + 1, values.length - at);
+    private static long[] append(long[] values, long value) {
+        long[] longer = Arrays.copyOf(values, values.length + 1);
+        longer[values.length] = value;
         return longer;
     }
 }

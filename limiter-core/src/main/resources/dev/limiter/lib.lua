@@ -5,7 +5,7 @@
 -- ARGV[1]   now in microseconds, or "" to read Redis TIME
 -- ARGV[2]   permits asked for
 -- ARGV[3]   max-wait in microseconds (0: never wait)
--- ARGV[4]   algorithm parameter (sub-windows, member prefix) or ""
+-- ARGV[4]   algorithm parameter (sub-windows of sliding-window) or ""
 -- ARGV[5..] limits sorted by window: L1, W1, B1, L2, W2, B2, ...
 -- Reply     {allowed 1|0, reported limit, remaining, reset_after_us, retry_after_us (-1: never),
 --            violated limit (0: none), wait_us}

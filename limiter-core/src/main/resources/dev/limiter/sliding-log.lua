@@ -6,10 +6,18 @@
 --          this entry (13 digits, zero-padded so entries of one microsecond sort in logging order).
 --          An entry of cost c stands for c permits logged at its time; the permits of any run of
 --          entries are a difference of totals, so a call reads a few entries whatever the traffic
---          and a request costs one entry whatever its cost. Entries older than the longest window
---          are removed by every call: the set never holds more entries than the largest limit.
--- ARGV[4]  unused: the running total already makes every member unique within its key, across
---          instances and within one microsecond.
+--          and a request costs one entry whatever its cost. Every admitted request removes the
+--          entries older than the longest window at its (standing) time, which can never count
+--          again: the set never holds more entries than the largest limit.
+--          Members need no instance or call prefix: the running total already makes every member
+--          unique within its key, across instances and within one microsecond.
+-- ARGV[4]  unused
+--
+-- A clock that went back stands still at the newest entry: the log is read at standing =
+-- max(t, newest entry time), so nothing expires for negative elapsed time, and a new entry is logged
+-- at standing, after every other one. Durations are still measured from the real t. So a rejected
+-- request changes nothing, not even the entries that left at its time: should the clock go back
+-- before it, they count again.
 
 -- Totals are rebased to start from 0 again before they pass 2^40; until then they are exact doubles
 -- of at most 13 digits. After a rebase they are below 2^31: the log never holds more than a limit.
@@ -49,16 +57,19 @@ local function move(entries, delta)
   end
 end
 
-local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', score(now - limits[#limits].window))
-local count = redis.call('ZCARD', KEYS[1])
 local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 local newest_time = tonumber(newest[2])
+local standing = now
+if newest_time and newest_time > now then
+  standing = newest_time
+end
+local count = redis.call('ZCARD', KEYS[1])
 local total = newest[1] and total_of(newest[1]) or 0
 
 local capacity, retry, used = {}, {}, {}
 for i, l in ipairs(limits) do
-  -- Live entries are later than now - W (with the clock gone back, later than now too).
-  local since = now - l.window
+  -- Live entries are later than standing - W.
+  local since = standing - l.window
   local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. score(since), '+inf', 'LIMIT', 0, 1)
   local base = oldest[1] and before_of(oldest[1]) or total
   used[i] = total - base
@@ -84,22 +95,22 @@ end
 
 local allowed, wait, violated, retry_after = decide(capacity, retry)
 if allowed then
+  -- The new entry, logged at standing, is the newest from now on: entries older than the longest
+  -- window at standing can never count again.
+  local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', score(standing - limits[#limits].window))
+  if dropped == count then
+    -- Every entry left: the log starts over from a total of 0.
+    total = 0
+  end
   if total + permits > MAX_TOTAL then
     local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
     local origin = before_of(all[1])
     move(all, -origin)
     total = total - origin
   end
-  local below = total
-  if newest_time and newest_time > now then
-    -- The clock went back: this entry goes before the later ones, whose totals grow by its cost.
-    local later = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. score(now), '+inf', 'WITHSCORES')
-    below = before_of(later[1])
-    move(later, permits)
-  else
-    newest_time = now
-  end
-  redis.call('ZADD', KEYS[1], score(now), member(below + permits, permits))
+  -- Logged at standing, the newest time of all: it goes after every other entry.
+  redis.call('ZADD', KEYS[1], score(standing), member(total + permits, permits))
+  newest_time = standing
 end
 
 local remaining, reset = {}, {}
@@ -108,9 +119,10 @@ for i, l in ipairs(limits) do
     used[i] = used[i] + permits
   end
   remaining[i] = l.limit - used[i]
+  -- A limit with a live entry has the newest entry live.
   reset[i] = (used[i] > 0) and (newest_time + l.window - now) or 0
 end
-if allowed or dropped > 0 then
+if allowed then
   expire(reset)
 end
 return reply(allowed, wait, violated, retry_after, remaining, reset)

@@ -35,6 +35,9 @@ class AlgorithmBehaviourTest {
 
     static final Duration TO_WINDOW_END = micros(10_000_000 - OFFSET_MICROS);
 
+    /** The start's sub-window [3 s, 4 s) (10 sub-windows of 1 s) leaves the window at 13 s: 9.75 s after the start. */
+    static final Duration TO_SUB_WINDOW_LEAVING = micros(13_000_000 - OFFSET_MICROS);
+
     final VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + OFFSET_MICROS);
 
     final String prefix = TestRedisSupport.uniquePrefix();
@@ -51,6 +54,34 @@ class AlgorithmBehaviourTest {
 
     static Duration micros(long micros) {
         return Duration.of(micros, ChronoUnit.MICROS);
+    }
+
+    /**
+     * With {@link #FIVE_PER_10S} and permits taken only at the start: how long until the first of
+     * them is back (docs/algorithms.md), which is the retry-after of a request short of one permit.
+     */
+    static Duration untilFirstPermitIsBack(Algorithm algorithm) {
+        return switch (algorithm) {
+            // The window ends.
+            case FIXED_WINDOW -> TO_WINDOW_END;
+            // Counts leave with their sub-window: (j + N)·S − t.
+            case SLIDING_WINDOW -> TO_SUB_WINDOW_LEAVING;
+            // The oldest entry leaves W after it was logged.
+            case SLIDING_LOG -> WINDOW;
+            // One permit comes back every W / L = 2 s.
+            case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> Duration.ofSeconds(2);
+        };
+    }
+
+    /** With {@link #FIVE_PER_10S} and all 5 permits taken at the start: how long until the limit is whole again. */
+    static Duration untilWholeAgain(Algorithm algorithm) {
+        return switch (algorithm) {
+            case FIXED_WINDOW -> TO_WINDOW_END;
+            case SLIDING_WINDOW -> TO_SUB_WINDOW_LEAVING;
+            case SLIDING_LOG -> WINDOW;
+            // 5 permits at one every 2 s.
+            case TOKEN_BUCKET, LEAKY_BUCKET, GCRA -> WINDOW;
+        };
     }
 
     RateLimiter limiter(Backend backend, Algorithm algorithm, LimitSpec spec) {
@@ -74,14 +105,13 @@ class AlgorithmBehaviourTest {
             assertThat(d.remaining()).as("remaining after call %d", i + 1).isEqualTo(4 - i);
             assertThat(d.retryAfter()).isZero();
         }
-        // Fixed window: wait for the window to end; token bucket: one token comes every 10 s / 5 = 2 s.
-        Duration expectedRetry = algorithm == Algorithm.FIXED_WINDOW ? TO_WINDOW_END : Duration.ofSeconds(2);
+        Duration expectedRetry = untilFirstPermitIsBack(algorithm);
         Decision sixth = limiter.tryAcquire("user-1");
         assertThat(sixth.allowed()).isFalse();
         assertThat(sixth.neverAllowed()).isFalse();
         assertThat(sixth.remaining()).isZero();
         assertThat(sixth.retryAfter()).isEqualTo(expectedRetry);
-        assertThat(sixth.resetAfter()).isEqualTo(algorithm == Algorithm.FIXED_WINDOW ? TO_WINDOW_END : WINDOW);
+        assertThat(sixth.resetAfter()).isEqualTo(untilWholeAgain(algorithm));
 
         // Rejected calls take nothing: more of them at the same instant get the very same answer...
         for (int i = 0; i < 3; i++) {
@@ -229,8 +259,8 @@ class AlgorithmBehaviourTest {
         assertThat(second.allowed()).isFalse();
         assertThat(second.neverAllowed()).isFalse();
         assertThat(second.remaining()).as("a rejected cost takes nothing").isEqualTo(2);
-        // Token bucket: one missing token at 2 s each.
-        assertThat(second.retryAfter()).isEqualTo(algorithm == Algorithm.FIXED_WINDOW ? TO_WINDOW_END : Duration.ofSeconds(2));
+        // One permit short: buckets wait for one token (2 s); window algorithms for the first 3 to leave.
+        assertThat(second.retryAfter()).isEqualTo(untilFirstPermitIsBack(algorithm));
 
         Decision third = limiter.tryAcquire("k", 2);
         assertThat(third.allowed()).isTrue();

@@ -62,7 +62,7 @@ class AlgorithmMemoryTest {
         assertThat(ttl).as("TTL after the burst").isPositive().isLessThanOrEqualTo(ceilMillis(burst.resetAfter()))
             .isLessThanOrEqualTo(Duration.ofMinutes(1).toMillis());
         if (algorithm == Algorithm.SLIDING_LOG) {
-            // One entry per admitted permit: bounded by the limit, not by traffic.
+            // One entry per admitted request (whatever its cost): bounded by the limit, not by traffic.
             assertThat(full).isLessThan(100 * 64 + 512);
         }
         else {

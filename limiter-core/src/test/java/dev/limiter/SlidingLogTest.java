@@ -244,25 +244,57 @@ class SlidingLogTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void permitsTakenWhileTheClockIsBehindAreLoggedAtTheirTime(Backend backend) {
+    void permitsTakenWhileTheClockIsBehindAreLoggedAtTheNewestEntry(Backend backend) {
         RateLimiter limiter = limiter(backend, FIVE_PER_10S);
         for (int s = 5; s <= 7; s++) {
             clock.set(t0 + s * SECOND);
             limiter.tryAcquire("k"); // at 5 s, 6 s and 7 s
         }
         clock.set(t0 + SECOND);
-        assertThat(limiter.tryAcquire("k", 2)).as("logged before the three later ones")
+        assertThat(limiter.tryAcquire("k", 2)).as("logged at 7 s, after the three; reset measured from 1 s")
             .isEqualTo(new Decision(true, 5, 0, Duration.ofSeconds(16), Duration.ZERO));
 
         clock.set(t0 + 7 * SECOND);
-        assertThat(limiter.tryAcquire("k").retryAfter()).as("the permits of 1 s leave first, at 11 s").isEqualTo(Duration.ofSeconds(4));
-        assertThat(limiter.tryAcquire("k", 3).retryAfter()).as("the third oldest is that of 5 s").isEqualTo(Duration.ofSeconds(8));
-        clock.set(t0 + 11 * SECOND);
-        assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue();
-        assertThat(limiter.tryAcquire("k")).isEqualTo(rejected(5, 0, Duration.ofSeconds(10), Duration.ofSeconds(4), FIVE_PER_10S));
+        assertThat(limiter.tryAcquire("k").retryAfter()).as("the permit of 5 s leaves first, at 15 s").isEqualTo(Duration.ofSeconds(8));
+        assertThat(limiter.tryAcquire("k", 3).retryAfter()).as("the third oldest is one of 7 s").isEqualTo(Duration.ofSeconds(10));
+        clock.set(t0 + 15 * SECOND);
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        assertThat(limiter.tryAcquire("k")).isEqualTo(rejected(5, 0, Duration.ofSeconds(10), Duration.ofSeconds(1), FIVE_PER_10S));
         if (backend == Backend.REDIS) {
-            assertRunningTotals(SlidingWindowTest.redisKey(limiter));
+            String key = SlidingWindowTest.redisKey(limiter);
+            assertRunningTotals(key);
+            assertThat(redis.opsForZSet().rangeWithScores(key, 0, -1)).extracting(entry -> entry.getScore().longValue())
+                .as("the entry of 5 s left with the call at 15 s").containsExactly(t0 + 6 * SECOND, t0 + 7 * SECOND, t0 + 7 * SECOND,
+                        t0 + 15 * SECOND);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRejectedCallForgetsNothingSoAnEntryCountsAgainWhenTheClockGoesBack(Backend backend) {
+        RateLimiter limiter = limiter(backend, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k", 3).allowed()).isTrue(); // at 0 s
+        clock.set(t0 + 5 * SECOND);
+        assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue(); // at 5 s
+
+        // At 10.25 s the permits of 0 s have left: 2 count, and 4 more wait for those of 5 s to leave at 15 s.
+        clock.set(t0 + 10_250_000);
+        assertThat(limiter.tryAcquire("k", 4)).isEqualTo(rejected(5, 3, Duration.ofMillis(4_750), Duration.ofMillis(4_750), FIVE_PER_10S));
+        if (backend == Backend.REDIS) {
+            assertThat(entries(limiter)).as("a rejected call removes no entry").isEqualTo(2);
+        }
+        // Back to 9.5 s, before they left: they count again, until 10 s.
+        clock.set(t0 + 9_500_000);
+        assertThat(limiter.tryAcquire("k")).isEqualTo(rejected(5, 0, Duration.ofMillis(5_500), Duration.ofMillis(500), FIVE_PER_10S));
+        // An admitted call removes what has left at its time: logged at 10.25 s, nothing can count them again.
+        clock.set(t0 + 10_250_000);
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(new Decision(true, 5, 0, Duration.ofSeconds(10), Duration.ZERO));
+        if (backend == Backend.REDIS) {
+            assertThat(entries(limiter)).isEqualTo(2);
+        }
+        clock.set(t0 + 9_500_000);
+        assertThat(limiter.tryAcquire("k")).as("read at 10.25 s, the newest entry")
+            .isEqualTo(rejected(5, 0, Duration.ofMillis(10_750), Duration.ofMillis(5_500), FIVE_PER_10S));
     }
 
     /** Members are '<total>:<cost>': totals rise by each entry's cost, in the order of the set. */
@@ -290,18 +322,24 @@ class SlidingLogTest {
             clock.set(t0 + 5 * SECOND);
             SlidingWindowTest.assertTtlFits(redis, limiter.redisKey(key), limiter.tryAcquire(key, 4));
         }
-        // A rejected call that removes the entry of 0 s renews the TTL for what is left.
+        // A rejected call changes nothing, not the entry of 0 s, which has left (the clock may still go
+        // back), nor the TTL of the last admitted call: until the entry of 5 s leaves at 15 s.
         clock.set(t0 + 12 * SECOND);
         Decision rejected = limiter.tryAcquire("a", 2);
         assertThat(rejected.allowed()).isFalse();
-        assertThat(redis.opsForZSet().zCard(limiter.redisKey("a"))).isEqualTo(1);
-        SlidingWindowTest.assertTtlFits(redis, limiter.redisKey("a"), rejected);
+        assertThat(redis.opsForZSet().zCard(limiter.redisKey("a"))).isEqualTo(2);
+        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("a"))).isLessThanOrEqualTo(10_000).isGreaterThan(10_000 - 2_000);
+        // An admitted call removes it and renews the TTL for what is left: until its own entry leaves.
+        Decision admitted = limiter.tryAcquire("a");
+        assertThat(admitted.resetAfter()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(redis.opsForZSet().zCard(limiter.redisKey("a"))).isEqualTo(2);
+        SlidingWindowTest.assertTtlFits(redis, limiter.redisKey("a"), admitted);
 
-        // Doing so 300 us before the entry of 5 s leaves, the TTL rounds up to 1 ms rather than down to none.
-        clock.set(t0 + 15 * SECOND - 300);
-        assertThat(limiter.tryAcquire("b", 2).resetAfter()).isEqualTo(micros(300));
+        // A window of 300 us: the TTL of an admitted call rounds up to 1 ms rather than down to none.
+        RedisRateLimiter short300 = (RedisRateLimiter) limiter(Backend.REDIS, LimitSpec.of(5, Duration.ofNanos(300_000)));
+        assertThat(short300.tryAcquire("b", 2).resetAfter()).isEqualTo(micros(300));
         // Read back a moment later in real time: 1 or 0 ms left, or gone (-1 would mean no TTL at all).
-        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("b"))).isBetween(-2L, 1L).isNotEqualTo(-1L);
+        assertThat(TestRedisSupport.pttl(redis, short300.redisKey("b"))).isBetween(-2L, 1L).isNotEqualTo(-1L);
     }
 
     @ParameterizedTest

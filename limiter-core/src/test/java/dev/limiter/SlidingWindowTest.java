@@ -236,14 +236,15 @@ class SlidingWindowTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void aClockGoingBackwardsExpiresNothing(Backend backend) {
+    void aClockGoingBackwardsStandsStillInTheNewestSubWindow(Backend backend) {
         RateLimiter limiter = limiter(backend, FIVE_PER_10S);
         clock.set(E + 2_250_000);
         assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue(); // [2 s, 3 s)
         clock.set(E + 5_250_000);
         assertThat(limiter.tryAcquire("k", 3).allowed()).isTrue(); // [5 s, 6 s)
 
-        // Back to 1.25 s: the counts of later sub-windows still count, and leave at their own time.
+        // Back to 1.25 s: the current sub-window stays [5 s, 6 s), so both counts are live; they leave
+        // at 12 s and 15 s, measured from 1.25 s.
         clock.set(E + 1_250_000);
         Decision back = limiter.tryAcquire("k");
         assertThat(back).isEqualTo(new Decision(false, 5, 0, Duration.ofMillis(13_750), Duration.ofMillis(10_750), Duration.ZERO,
@@ -259,22 +260,59 @@ class SlidingWindowTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
-    void aPermitTakenWhileTheClockIsBehindLeavesWithItsOwnSubWindow(Backend backend) {
+    void aPermitTakenWhileTheClockIsBehindGoesIntoTheNewestSubWindow(Backend backend) {
         RateLimiter limiter = limiter(backend, FIVE_PER_10S);
         clock.set(E + 5_250_000);
         assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue(); // [5 s, 6 s)
         clock.set(E + 2_250_000);
-        Decision behind = limiter.tryAcquire("k", 3); // [2 s, 3 s)
+        Decision behind = limiter.tryAcquire("k", 3); // counted in [5 s, 6 s) too, not in [2 s, 3 s)
         assertThat(behind.allowed()).isTrue();
         assertThat(behind.remaining()).isZero();
         assertThat(behind.resetAfter()).as("until [5 s, 6 s) leaves at 15 s").isEqualTo(Duration.ofMillis(12_750));
+        if (backend == Backend.REDIS) {
+            assertThat(TestRedisSupport.shared().opsForHash().entries(redisKey(limiter))).as("one field for all five")
+                .isEqualTo(java.util.Map.of("1:" + (E / SECOND + 5), "5"));
+        }
 
-        clock.set(E + 12_000_000 - 1);
-        Decision early = limiter.tryAcquire("k");
-        assertThat(early.allowed()).isFalse();
-        assertThat(early.retryAfter()).isEqualTo(micros(1));
+        clock.set(E + 12_000_000);
+        Decision notYet = limiter.tryAcquire("k");
+        assertThat(notYet.allowed()).as("nothing leaves at 12 s").isFalse();
+        assertThat(notYet.retryAfter()).isEqualTo(Duration.ofSeconds(3));
+        clock.set(E + 15_000_000 - 1);
+        assertThat(limiter.tryAcquire("k").retryAfter()).isEqualTo(micros(1));
         clock.advanceMicros(1);
-        assertThat(limiter.tryAcquire("k", 3).allowed()).as("[2 s, 3 s) left at 12 s").isTrue();
+        assertThat(limiter.tryAcquire("k", 5).allowed()).as("all five left with [5 s, 6 s) at 15 s").isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRejectedCallForgetsNothingSoASubWindowCountsAgainWhenTheClockGoesBack(Backend backend) {
+        RateLimiter limiter = limiter(backend, FIVE_PER_10S);
+        clock.set(E + 3_250_000);
+        assertThat(limiter.tryAcquire("k", 3).allowed()).isTrue(); // [3 s, 4 s)
+        clock.set(E + 8_250_000);
+        assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue(); // [8 s, 9 s)
+
+        // At 13.25 s, [3 s, 4 s) has left: 2 permits count, and 4 more wait for [8 s, 9 s) to leave at 18 s.
+        clock.set(E + 13_250_000);
+        assertThat(limiter.tryAcquire("k", 4)).isEqualTo(new Decision(false, 5, 3, Duration.ofMillis(4_750), Duration.ofMillis(4_750),
+                Duration.ZERO, FIVE_PER_10S));
+        if (backend == Backend.REDIS) {
+            assertThat(TestRedisSupport.shared().opsForHash().size(redisKey(limiter))).as("a rejected call deletes no field").isEqualTo(2);
+        }
+        // Back to 12.5 s, before [3 s, 4 s) left: it counts again, until 13 s.
+        clock.set(E + 12_500_000);
+        assertThat(limiter.tryAcquire("k")).isEqualTo(new Decision(false, 5, 0, Duration.ofMillis(5_500), Duration.ofMillis(500),
+                Duration.ZERO, FIVE_PER_10S));
+        // An admitted call deletes what has left at its time: from [8 s, 9 s) on, nothing can count [3 s, 4 s) again.
+        clock.set(E + 13_250_000);
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(new Decision(true, 5, 0, Duration.ofMillis(9_750), Duration.ZERO));
+        if (backend == Backend.REDIS) {
+            assertThat(TestRedisSupport.shared().opsForHash().size(redisKey(limiter))).isEqualTo(2);
+        }
+        clock.set(E + 12_500_000);
+        assertThat(limiter.tryAcquire("k")).as("the current sub-window is [13 s, 14 s) now")
+            .isEqualTo(new Decision(false, 5, 0, Duration.ofMillis(10_500), Duration.ofMillis(5_500), Duration.ZERO, FIVE_PER_10S));
     }
 
     @Test
@@ -339,18 +377,26 @@ class SlidingWindowTest {
             clock.set(E + 8_250_000);
             assertTtlFits(redis, limiter.redisKey(key), limiter.tryAcquire(key, 4)); // [8 s, 9 s)
         }
-        // A rejected call that deletes [3 s, 4 s), which has left, renews the TTL for what is left.
+        // A rejected call changes nothing, not the field of [3 s, 4 s), which has left (the clock may
+        // still go back), nor the TTL of the last admitted call: until [8 s, 9 s) leaves at 18 s.
         clock.set(E + 13_250_000);
         Decision rejected = limiter.tryAcquire("a", 2);
         assertThat(rejected.allowed()).isFalse();
-        assertThat(redis.opsForHash().size(limiter.redisKey("a"))).isEqualTo(1);
-        assertTtlFits(redis, limiter.redisKey("a"), rejected);
+        assertThat(redis.opsForHash().size(limiter.redisKey("a"))).isEqualTo(2);
+        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("a"))).isLessThanOrEqualTo(9_750).isGreaterThan(9_750 - 2_000);
+        // An admitted call deletes it and renews the TTL for what is left: until [13 s, 14 s) leaves.
+        Decision admitted = limiter.tryAcquire("a");
+        assertThat(admitted.resetAfter()).isEqualTo(Duration.ofMillis(9_750));
+        assertThat(redis.opsForHash().size(limiter.redisKey("a"))).isEqualTo(2);
+        assertTtlFits(redis, limiter.redisKey("a"), admitted);
 
-        // Doing so 300 us before [8 s, 9 s) leaves, the TTL rounds up to 1 ms rather than down to none.
-        clock.set(E + 18_000_000 - 300);
-        assertThat(limiter.tryAcquire("b", 2).resetAfter()).isEqualTo(micros(300));
+        // Admitted 300 us before its only sub-window leaves, the TTL rounds up to 1 ms rather than down to none.
+        RedisRateLimiter oneSecond = (RedisRateLimiter) limiter(Backend.REDIS,
+                RateLimiterConfig.of(Algorithm.SLIDING_WINDOW, LimitSpec.of(5, Duration.ofSeconds(1))).withSubWindows(1));
+        clock.set(E + 19_000_000 - 300);
+        assertThat(oneSecond.tryAcquire("b", 2).resetAfter()).isEqualTo(micros(300));
         // Read back a moment later in real time: 1 or 0 ms left, or gone (-1 would mean no TTL at all).
-        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("b"))).isBetween(-2L, 1L).isNotEqualTo(-1L);
+        assertThat(TestRedisSupport.pttl(redis, oneSecond.redisKey("b"))).isBetween(-2L, 1L).isNotEqualTo(-1L);
     }
 
     static void assertTtlFits(StringRedisTemplate redis, String key, Decision d) {
