@@ -3,6 +3,7 @@ package dev.limiter.sample;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -82,8 +83,11 @@ class OrdersRateLimitTest {
     @Test
     void theLimitIsKeptInRedisWithATimeToLive() throws Exception {
         assertThat(orders("erin").statusCode()).isEqualTo(200);
+        // One key, in the user's hash tag; it ends with a digest of the limiter's configuration.
+        Set<String> keys = redis.keys(prefix + ":{orders:erin}:tb:*");
+        assertThat(keys).hasSize(1);
         // After one call the bucket is full again in 2 s, so that is all the key may live.
-        Long ttl = redis.getExpire(prefix + ":{orders:erin}:tb", TimeUnit.MILLISECONDS);
+        Long ttl = redis.getExpire(keys.iterator().next(), TimeUnit.MILLISECONDS);
         assertThat(ttl).isBetween(1L, 2_000L);
     }
 
