@@ -59,8 +59,14 @@ final class Run {
                 now = time(op, now, last.get(op.key()), latest);
                 latest = Math.max(latest, now);
                 List<Outcome> outcomes = new ArrayList<>();
-                for (Subject subject : subjects) {
-                    outcomes.add(call(subject, op, now));
+                try {
+                    for (Subject subject : subjects) {
+                        outcomes.add(call(subject, op, now));
+                    }
+                }
+                catch (ExpiredInRealTime ex) {
+                    System.err.println("Stopped comparing " + scenario.name() + " at request " + run.steps.size() + ": " + ex.getMessage());
+                    return run;
                 }
                 Step step = new Step(op, now, outcomes);
                 run.steps.add(step);
@@ -87,6 +93,9 @@ final class Run {
     private static Outcome call(Subject subject, Op op, long now) {
         try {
             return Outcome.of(subject.tryAcquire(op.key(), op.permits(), now));
+        }
+        catch (ExpiredInRealTime ex) {
+            throw ex;
         }
         catch (RuntimeException | AssertionError ex) {
             return Outcome.of(ex);
