@@ -127,27 +127,12 @@ public class LimiterProperties {
     }
 
     /** One named limiter. Unset values come from the @RateLimited annotation with this name. */
-    public static class Limiter {
+    public static class Limiter extends Limit {
 
         /**
          * Algorithm deciding. Defaults to the annotation's, else token-bucket.
          */
         private Algorithm algorithm;
-
-        /**
-         * Permits per window; for bucket algorithms the sustained rate is limit/window.
-         */
-        private Long limit;
-
-        /**
-         * Length of the window, such as 10s, 500ms or 1h.
-         */
-        private Duration window;
-
-        /**
-         * Capacity of a bucket algorithm (token-bucket, leaky-bucket, gcra). Defaults to the limit.
-         */
-        private Long burst;
 
         /**
          * Several limits checked together, instead of limit, window and burst; a call passes only if
@@ -178,30 +163,6 @@ public class LimiterProperties {
 
         public void setAlgorithm(Algorithm algorithm) {
             this.algorithm = algorithm;
-        }
-
-        public Long getLimit() {
-            return limit;
-        }
-
-        public void setLimit(Long limit) {
-            this.limit = limit;
-        }
-
-        public Duration getWindow() {
-            return window;
-        }
-
-        public void setWindow(Duration window) {
-            this.window = window;
-        }
-
-        public Long getBurst() {
-            return burst;
-        }
-
-        public void setBurst(Long burst) {
-            this.burst = burst;
         }
 
         public List<Limit> getLimits() {
@@ -238,21 +199,21 @@ public class LimiterProperties {
 
     }
 
-    /** One of several limits of a limiter. */
+    /** One limit: permits per window, and a burst for bucket algorithms. */
     public static class Limit {
 
         /**
-         * Permits per window.
+         * Permits per window; for bucket algorithms the sustained rate is limit/window.
          */
         private Long limit;
 
         /**
-         * Length of the window, such as 1s or 1h.
+         * Length of the window, such as 500ms, 10s or 1h.
          */
         private Duration window;
 
         /**
-         * Capacity of a bucket algorithm for this limit. Defaults to the limit.
+         * Capacity of a bucket algorithm (token-bucket, leaky-bucket, gcra). Defaults to the limit.
          */
         private Long burst;
 
