@@ -24,12 +24,15 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
 
     private final Cache<String, Entry<S>> states;
 
+    private final DecisionListener listener;
+
     @SuppressWarnings("unchecked")
-    InMemoryRateLimiter(String name, RateLimiterConfig config, LimiterClock clock, long maxKeys) {
+    InMemoryRateLimiter(String name, RateLimiterConfig config, LimiterClock clock, long maxKeys, DecisionListener listener) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.twin = (LocalAlgorithm<S>) config.algorithm().twin();
         this.clock = clock;
+        this.listener = listener;
         this.states = Caffeine.newBuilder()
             .maximumSize(maxKeys)
             .ticker(() -> clock.nowMicros() * 1_000L)
@@ -67,6 +70,7 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
             }
             return (step.state() != null) ? new Entry<>(step.state(), now + step.ttlMicros()) : null;
         });
+        listener.onDecision(this, decision[0], DecisionSource.MEMORY, -1);
         return decision[0];
     }
 

@@ -10,6 +10,8 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
 
     private final long maxKeys;
 
+    private final DecisionListener listener;
+
     /** System clock, {@value #DEFAULT_MAX_KEYS} keys per limiter. */
     public InMemoryRateLimiterFactory() {
         this(LimiterClock.system(), DEFAULT_MAX_KEYS);
@@ -20,6 +22,10 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
      * @param maxKeys keys each limiter holds at most; beyond that the least recently used are forgotten
      */
     public InMemoryRateLimiterFactory(LimiterClock clock, long maxKeys) {
+        this(clock, maxKeys, DecisionListener.NONE);
+    }
+
+    private InMemoryRateLimiterFactory(LimiterClock clock, long maxKeys, DecisionListener listener) {
         if (clock == null) {
             throw new IllegalArgumentException("clock must not be null");
         }
@@ -28,10 +34,16 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
         }
         this.clock = clock;
         this.maxKeys = maxKeys;
+        this.listener = (listener != null) ? listener : DecisionListener.NONE;
+    }
+
+    /** The same factory, telling {@code listener} of every decision its limiters make. */
+    public InMemoryRateLimiterFactory withListener(DecisionListener listener) {
+        return new InMemoryRateLimiterFactory(clock, maxKeys, listener);
     }
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return new InMemoryRateLimiter<>(name, config, clock, maxKeys);
+        return new InMemoryRateLimiter<>(name, config, clock, maxKeys, listener);
     }
 }

@@ -38,11 +38,13 @@ final class RedisRateLimiter implements RateLimiter {
     /** The in-memory limiter of {@link FailurePolicy#LOCAL}; null for the other policies. */
     private final RateLimiter fallback;
 
+    private final DecisionListener listener;
+
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
     RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback) {
+            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.redis = redis;
@@ -54,6 +56,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.availability = availability;
         this.policy = policy;
         this.fallback = fallback;
+        this.listener = listener;
     }
 
     private static String[] argsTemplate(RateLimiterConfig config) {
@@ -111,6 +114,7 @@ final class RedisRateLimiter implements RateLimiter {
             return withoutRedis(key, permits);
         }
         List<?> reply;
+        long start = System.nanoTime();
         try {
             reply = redis.execute(script, List.of(redisKey), args);
         }
@@ -119,18 +123,23 @@ final class RedisRateLimiter implements RateLimiter {
             availability.failed(ex);
             return withoutRedis(key, permits);
         }
-        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
+        long redisNanos = System.nanoTime() - start;
+        Decision decision = Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
                 number(reply, 5), number(reply, 6));
+        listener.onDecision(this, decision, DecisionSource.REDIS, redisNanos);
+        return decision;
     }
 
     /** The decision of the failure policy, while Redis fails. */
     private Decision withoutRedis(String key, long permits) {
         long capacity = config.capacity(0);
-        return switch (policy) {
+        Decision decision = switch (policy) {
             case LOCAL -> fallback.tryAcquire(key, permits);
             case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0);
             case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0);
         };
+        listener.onDecision(this, decision, (policy == FailurePolicy.LOCAL) ? DecisionSource.LOCAL_FALLBACK : DecisionSource.FAILURE_POLICY, -1);
+        return decision;
     }
 
     /** The failure policy this limiter follows while Redis fails. */

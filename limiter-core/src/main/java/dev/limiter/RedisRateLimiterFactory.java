@@ -34,6 +34,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     private final RedisAvailability availability;
 
+    private final DecisionListener listener;
+
     /**
      * Limiters on {@code redis} that decide in memory while it fails ({@link FailurePolicy#LOCAL},
      * one instance expected).
@@ -42,11 +44,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      *     give it a short command timeout, since a decision waits at most that long for Redis
      */
     public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL);
+        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE);
     }
 
     private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock, FailurePolicy onFailure,
-            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval) {
+            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, DecisionListener listener) {
         if (redis == null) {
             throw new IllegalArgumentException("redis must not be null");
         }
@@ -67,11 +69,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS);
         this.expectedInstances = expectedInstances;
         this.availability = new RedisAvailability(redis, probeInterval);
+        this.listener = (listener != null) ? listener : DecisionListener.NONE;
     }
 
     /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
     public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval());
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
     }
 
     /**
@@ -79,7 +82,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
      */
     public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval());
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
     }
 
     /**
@@ -90,12 +93,18 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * @param expectedInstances how many instances share each limit: locally, each admits its share
      */
     public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval());
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(), listener);
     }
 
     /** How often a failed Redis is pinged to find out whether it answers again. */
     public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener);
+    }
+
+    /** The same factory, telling {@code listener} of every decision its limiters make, wherever it came from. */
+    public RedisRateLimiterFactory withListener(DecisionListener listener) {
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
+                listener);
     }
 
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
@@ -130,6 +139,6 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     public RateLimiter create(String name, RateLimiterConfig config) {
         FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
         RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(expectedInstances)) : null;
-        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback);
+        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback, listener);
     }
 }

@@ -1,0 +1,17 @@
+package dev.limiter;
+
+/** What made a decision. */
+public enum DecisionSource {
+
+    /** The algorithm's script in Redis. */
+    REDIS,
+
+    /** The in-memory backend. */
+    MEMORY,
+
+    /** The in-memory twin standing in for Redis while it fails ({@link FailurePolicy#LOCAL}). */
+    LOCAL_FALLBACK,
+
+    /** The {@link FailurePolicy#ALLOW} or {@link FailurePolicy#DENY} policy, while Redis fails. */
+    FAILURE_POLICY
+}
