@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.lang.reflect.Method;
 
+import dev.limiter.Decision;
 import dev.limiter.RateLimiter;
 
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -32,14 +33,17 @@ final class LimitedMethod {
 
     private final MissingKeyPolicy onMissingKey;
 
+    private final boolean shadow;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
      * @param key key expression, or null for one key shared by all calls
      * @param cost cost expression, or null for a cost of 1
+     * @param shadow whether rejected calls proceed anyway
      */
     LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
-            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey) {
+            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow) {
         this.limiter = limiter;
         this.method = method;
         this.key = key;
@@ -48,10 +52,32 @@ final class LimitedMethod {
         this.parameterNames = parameterNames;
         this.beanResolver = beanResolver;
         this.onMissingKey = onMissingKey;
+        this.shadow = shadow;
     }
 
     RateLimiter limiter() {
         return limiter;
+    }
+
+    /** Where the limit is declared, such as "@RateLimited on OrderService.list(User)", for messages. */
+    String site() {
+        return site;
+    }
+
+    /** Whether the limiter only observes: rejected calls proceed and no call waits. */
+    boolean shadow() {
+        return shadow;
+    }
+
+    /**
+     * What becomes of a call given its decision: a rejected call proceeds in shadow mode and fails
+     * otherwise.
+     */
+    Outcome outcomeOf(Decision decision) {
+        if (decision.allowed()) {
+            return Outcome.ALLOWED;
+        }
+        return shadow ? Outcome.SHADOW_REJECTED : Outcome.REJECTED;
     }
 
     /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */

@@ -157,6 +157,12 @@ public class LimiterProperties {
          */
         private FailurePolicy onRedisFailure;
 
+        /**
+         * Whether this limiter only observes: decisions are made and permits taken, but rejected
+         * calls proceed (logged at DEBUG). Defaults to the annotation's shadow attribute.
+         */
+        private Boolean shadow;
+
         public Algorithm getAlgorithm() {
             return algorithm;
         }
@@ -195,6 +201,14 @@ public class LimiterProperties {
 
         public void setOnRedisFailure(FailurePolicy onRedisFailure) {
             this.onRedisFailure = onRedisFailure;
+        }
+
+        public Boolean getShadow() {
+            return shadow;
+        }
+
+        public void setShadow(Boolean shadow) {
+            this.shadow = shadow;
         }
 
     }
