@@ -82,4 +82,11 @@ public @interface RateLimited {
      * new limit be rolled out and watched before it is enforced.
      */
     boolean shadow() default false;
+
+    /**
+     * Name of a method of the same class that answers instead of a rejected call: it takes the same
+     * parameters, optionally followed by a {@link RateLimitExceededException}, and returns what this
+     * method may return. Checked at startup. Empty: a rejected call throws.
+     */
+    String fallbackMethod() default "";
 }

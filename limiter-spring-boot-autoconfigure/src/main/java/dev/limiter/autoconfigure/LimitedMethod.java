@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import java.lang.reflect.Method;
 
 import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -35,15 +36,19 @@ final class LimitedMethod {
 
     private final boolean shadow;
 
+    private final FallbackMethod fallback;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
      * @param key key expression, or null for one key shared by all calls
      * @param cost cost expression, or null for a cost of 1
      * @param shadow whether rejected calls proceed anyway
+     * @param fallback what answers a rejected call, or null to throw
      */
     LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
-            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow) {
+            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
+            FallbackMethod fallback) {
         this.limiter = limiter;
         this.method = method;
         this.key = key;
@@ -53,6 +58,7 @@ final class LimitedMethod {
         this.beanResolver = beanResolver;
         this.onMissingKey = onMissingKey;
         this.shadow = shadow;
+        this.fallback = fallback;
     }
 
     RateLimiter limiter() {
@@ -70,14 +76,22 @@ final class LimitedMethod {
     }
 
     /**
-     * What becomes of a call given its decision: a rejected call proceeds in shadow mode and fails
-     * otherwise.
+     * What becomes of a call given its decision: a rejected call proceeds in shadow mode, else its
+     * fallback answers, else it fails.
      */
     Outcome outcomeOf(Decision decision) {
         if (decision.allowed()) {
             return Outcome.ALLOWED;
         }
-        return shadow ? Outcome.SHADOW_REJECTED : Outcome.REJECTED;
+        if (shadow) {
+            return Outcome.SHADOW_REJECTED;
+        }
+        return (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED;
+    }
+
+    /** Answers a rejected call through the fallback method, called on the target object. */
+    Object fallback(Object target, Object[] args, Decision decision) throws Throwable {
+        return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
     }
 
     /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */

@@ -15,7 +15,8 @@ import org.springframework.aop.support.AopUtils;
 /**
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
  * {@link RateLimitExceededException} without calling the method. With max-wait, a call whose
- * permits were reserved ahead waits for its turn first. In shadow mode a rejected call proceeds.
+ * permits were reserved ahead waits for its turn first. In shadow mode a rejected call proceeds;
+ * with a fallback method, the fallback answers it.
  * Every outcome passes through {@link DecisionOutcomes}.
  */
 final class RateLimitInterceptor implements MethodInterceptor {
@@ -46,6 +47,9 @@ final class RateLimitInterceptor implements MethodInterceptor {
         prepared.outcomes().record(limited, key, decision, outcome);
         switch (outcome) {
             case REJECTED -> throw new RateLimitExceededException(limited.limiter().name(), decision);
+            case FALLBACK -> {
+                return limited.fallback(target, args, decision);
+            }
             case ALLOWED -> {
                 // A shadow limiter must not slow its callers either: they never wait.
                 if (!decision.waitFor().isZero() && !limited.shadow()) {

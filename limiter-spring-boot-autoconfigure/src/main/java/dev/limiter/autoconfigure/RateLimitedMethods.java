@@ -117,7 +117,8 @@ final class RateLimitedMethods {
         String costText = annotation.cost().trim();
         Expression cost = (costText.isEmpty() || costText.equals("1")) ? null : parse(costText, "cost", specific, targetClass);
         boolean shadow = definitions.shadow(annotation.name(), annotation);
-        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow);
+        FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
+        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback);
     }
 
     private Expression parse(String text, String attribute, Method method, Class<?> targetClass) {
