@@ -38,6 +38,8 @@ final class LimitedMethod {
 
     private final FallbackMethod fallback;
 
+    private final RateLimitHeaderFields headerFields;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
@@ -59,6 +61,12 @@ final class LimitedMethod {
         this.onMissingKey = onMissingKey;
         this.shadow = shadow;
         this.fallback = fallback;
+        this.headerFields = RateLimitHeaderFields.of(limiter);
+    }
+
+    /** The RateLimit header fields of the limiter, prepared once. */
+    RateLimitHeaderFields headerFields() {
+        return headerFields;
     }
 
     RateLimiter limiter() {

@@ -40,8 +40,8 @@ public final class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DecisionOutcomes limiterDecisionOutcomes() {
-        return new DecisionOutcomes();
+    DecisionOutcomes limiterDecisionOutcomes(LimiterProperties properties) {
+        return new DecisionOutcomes(properties.getHeaders().isEnabled());
     }
 
     @Bean

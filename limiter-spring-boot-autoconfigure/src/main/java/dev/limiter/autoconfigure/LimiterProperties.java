@@ -50,6 +50,8 @@ public class LimiterProperties {
 
     private final Redis redis = new Redis();
 
+    private final Headers headers = new Headers();
+
     /**
      * What happens when a key expression yields null or empty text: 'reject' (the call fails, 400
      * over HTTP), 'skip' (not limited) or 'shared' (one key for all such calls).
@@ -102,6 +104,10 @@ public class LimiterProperties {
 
     public Redis getRedis() {
         return redis;
+    }
+
+    public Headers getHeaders() {
+        return headers;
     }
 
     public MissingKeyPolicy getOnMissingKey() {
@@ -312,6 +318,25 @@ public class LimiterProperties {
 
         public void setExpectedInstances(int expectedInstances) {
             this.expectedInstances = expectedInstances;
+        }
+
+    }
+
+    /** HTTP header fields announcing limits to clients. */
+    public static class Headers {
+
+        /**
+         * Whether responses of limited endpoints carry the IETF RateLimit-Policy and RateLimit header
+         * fields (draft-ietf-httpapi-ratelimit-headers), on allowed and rejected calls.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
 
     }

@@ -140,6 +140,10 @@ class ShadowModeTests {
 
         private final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
+        RecordedOutcomes() {
+            super(true);
+        }
+
         @Override
         void record(LimitedMethod method, String key, Decision decision, Outcome outcome) {
             outcomes.add(outcome);
