@@ -75,4 +75,18 @@ public @interface RateLimited {
 
     /** SpEL expression giving the permits one call takes, a positive whole number. */
     String cost() default "1";
+
+    /**
+     * Whether the limiter only observes, unless {@code limiter.limiters.<name>.shadow} says
+     * otherwise: decisions are made and permits taken as usual, but a rejected call proceeds. Lets a
+     * new limit be rolled out and watched before it is enforced.
+     */
+    boolean shadow() default false;
+
+    /**
+     * Name of a method of the same class that answers instead of a rejected call: it takes the same
+     * parameters, optionally followed by a {@link RateLimitExceededException}, and returns what this
+     * method may return. Checked at startup. Empty: a rejected call throws.
+     */
+    String fallbackMethod() default "";
 }

@@ -2,6 +2,8 @@ package dev.limiter.autoconfigure;
 
 import java.lang.reflect.Method;
 
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -32,14 +34,23 @@ final class LimitedMethod {
 
     private final MissingKeyPolicy onMissingKey;
 
+    private final boolean shadow;
+
+    private final FallbackMethod fallback;
+
+    private final RateLimitHeaderFields headerFields;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
      * @param key key expression, or null for one key shared by all calls
      * @param cost cost expression, or null for a cost of 1
+     * @param shadow whether rejected calls proceed anyway
+     * @param fallback what answers a rejected call, or null to throw
      */
     LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
-            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey) {
+            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
+            FallbackMethod fallback) {
         this.limiter = limiter;
         this.method = method;
         this.key = key;
@@ -48,10 +59,47 @@ final class LimitedMethod {
         this.parameterNames = parameterNames;
         this.beanResolver = beanResolver;
         this.onMissingKey = onMissingKey;
+        this.shadow = shadow;
+        this.fallback = fallback;
+        this.headerFields = RateLimitHeaderFields.of(limiter);
+    }
+
+    /** The RateLimit header fields of the limiter, prepared once. */
+    RateLimitHeaderFields headerFields() {
+        return headerFields;
     }
 
     RateLimiter limiter() {
         return limiter;
+    }
+
+    /** Where the limit is declared, such as "@RateLimited on OrderService.list(User)", for messages. */
+    String site() {
+        return site;
+    }
+
+    /** Whether the limiter only observes: rejected calls proceed and no call waits. */
+    boolean shadow() {
+        return shadow;
+    }
+
+    /**
+     * What becomes of a call given its decision: a rejected call proceeds in shadow mode, else its
+     * fallback answers, else it fails.
+     */
+    Outcome outcomeOf(Decision decision) {
+        if (decision.allowed()) {
+            return Outcome.ALLOWED;
+        }
+        if (shadow) {
+            return Outcome.SHADOW_REJECTED;
+        }
+        return (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED;
+    }
+
+    /** Answers a rejected call through the fallback method, called on the target object. */
+    Object fallback(Object target, Object[] args, Decision decision) throws Throwable {
+        return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
     }
 
     /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */

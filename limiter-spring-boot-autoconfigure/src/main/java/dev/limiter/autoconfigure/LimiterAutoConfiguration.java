@@ -39,8 +39,15 @@ public final class LimiterAutoConfiguration {
     }
 
     @Bean
-    RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, LimiterProperties properties) {
-        return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey());
+    @ConditionalOnMissingBean
+    DecisionOutcomes limiterDecisionOutcomes(LimiterProperties properties) {
+        return new DecisionOutcomes(properties.getHeaders().isEnabled());
+    }
+
+    @Bean
+    RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, LimiterProperties properties,
+            DecisionOutcomes outcomes) {
+        return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey(), outcomes);
     }
 
     /** Once every bean is created, a configured limiter that nothing completes is reported. */

@@ -99,6 +99,18 @@ final class LimiterDefinitions {
         return register(name, config, site);
     }
 
+    /**
+     * Whether calls limited by {@code name} through {@code annotation} (may be null) only observe:
+     * {@code limiter.limiters.<name>.shadow} when set, else the annotation's attribute.
+     */
+    boolean shadow(String name, RateLimited annotation) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        if (configured != null && configured.getShadow() != null) {
+            return configured.getShadow();
+        }
+        return annotation != null && annotation.shadow();
+    }
+
     private RateLimiter register(String name, RateLimiterConfig config, String site) {
         String origin = origins.putIfAbsent(name, site);
         try {

@@ -50,6 +50,8 @@ public class LimiterProperties {
 
     private final Redis redis = new Redis();
 
+    private final Headers headers = new Headers();
+
     /**
      * What happens when a key expression yields null or empty text: 'reject' (the call fails, 400
      * over HTTP), 'skip' (not limited) or 'shared' (one key for all such calls).
@@ -102,6 +104,10 @@ public class LimiterProperties {
 
     public Redis getRedis() {
         return redis;
+    }
+
+    public Headers getHeaders() {
+        return headers;
     }
 
     public MissingKeyPolicy getOnMissingKey() {
@@ -157,6 +163,12 @@ public class LimiterProperties {
          */
         private FailurePolicy onRedisFailure;
 
+        /**
+         * Whether this limiter only observes: decisions are made and permits taken, but rejected
+         * calls proceed (logged at DEBUG). Defaults to the annotation's shadow attribute.
+         */
+        private Boolean shadow;
+
         public Algorithm getAlgorithm() {
             return algorithm;
         }
@@ -195,6 +207,14 @@ public class LimiterProperties {
 
         public void setOnRedisFailure(FailurePolicy onRedisFailure) {
             this.onRedisFailure = onRedisFailure;
+        }
+
+        public Boolean getShadow() {
+            return shadow;
+        }
+
+        public void setShadow(Boolean shadow) {
+            this.shadow = shadow;
         }
 
     }
@@ -298,6 +318,25 @@ public class LimiterProperties {
 
         public void setExpectedInstances(int expectedInstances) {
             this.expectedInstances = expectedInstances;
+        }
+
+    }
+
+    /** HTTP header fields announcing limits to clients. */
+    public static class Headers {
+
+        /**
+         * Whether responses of limited endpoints carry the IETF RateLimit-Policy and RateLimit header
+         * fields (draft-ietf-httpapi-ratelimit-headers), on allowed and rejected calls.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
 
     }

@@ -15,7 +15,9 @@ import org.springframework.aop.support.AopUtils;
 /**
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
  * {@link RateLimitExceededException} without calling the method. With max-wait, a call whose
- * permits were reserved ahead waits for its turn first.
+ * permits were reserved ahead waits for its turn first. In shadow mode a rejected call proceeds;
+ * with a fallback method, the fallback answers it.
+ * Every outcome passes through {@link DecisionOutcomes}.
  */
 final class RateLimitInterceptor implements MethodInterceptor {
 
@@ -30,7 +32,8 @@ final class RateLimitInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Method method = invocation.getMethod();
         Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-        LimitedMethod limited = methods.get().get(method, targetClass);
+        RateLimitedMethods prepared = methods.get();
+        LimitedMethod limited = prepared.get(method, targetClass);
         if (limited == null) {
             return invocation.proceed();
         }
@@ -40,11 +43,22 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         Decision decision = limited.limiter().tryAcquire(key, limited.cost(args, target));
-        if (decision.rejected()) {
-            throw new RateLimitExceededException(limited.limiter().name(), decision);
-        }
-        if (!decision.waitFor().isZero()) {
-            awaitTurn(limited, decision);
+        Outcome outcome = limited.outcomeOf(decision);
+        prepared.outcomes().record(limited, key, decision, outcome);
+        switch (outcome) {
+            case REJECTED -> throw new RateLimitExceededException(limited.limiter().name(), decision);
+            case FALLBACK -> {
+                return limited.fallback(target, args, decision);
+            }
+            case ALLOWED -> {
+                // A shadow limiter must not slow its callers either: they never wait.
+                if (!decision.waitFor().isZero() && !limited.shadow()) {
+                    awaitTurn(limited, decision);
+                }
+            }
+            // Shadow mode changes nothing for the caller.
+            default -> {
+            }
         }
         return invocation.proceed();
     }

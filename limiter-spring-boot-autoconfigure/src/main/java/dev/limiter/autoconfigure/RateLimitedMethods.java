@@ -47,9 +47,12 @@ final class RateLimitedMethods {
 
     private final MissingKeyPolicy onMissingKey;
 
-    RateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, MissingKeyPolicy onMissingKey) {
+    private final DecisionOutcomes outcomes;
+
+    RateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, MissingKeyPolicy onMissingKey, DecisionOutcomes outcomes) {
         this.definitions = definitions;
         this.onMissingKey = onMissingKey;
+        this.outcomes = outcomes;
         this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
     }
 
@@ -72,6 +75,11 @@ final class RateLimitedMethods {
             return null;
         }
         return AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
+    }
+
+    /** Where the outcome of every limited call goes. */
+    DecisionOutcomes outcomes() {
+        return outcomes;
     }
 
     /** Prepares every limited method of {@code targetClass} now, failing on the first mistake. */
@@ -108,7 +116,9 @@ final class RateLimitedMethods {
         Expression key = parse(annotation.key(), "key", specific, targetClass);
         String costText = annotation.cost().trim();
         Expression cost = (costText.isEmpty() || costText.equals("1")) ? null : parse(costText, "cost", specific, targetClass);
-        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey);
+        boolean shadow = definitions.shadow(annotation.name(), annotation);
+        FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
+        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback);
     }
 
     private Expression parse(String text, String attribute, Method method, Class<?> targetClass) {

@@ -1,7 +1,10 @@
 package dev.limiter.autoconfigure.web;
 
+import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterProperties;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -10,7 +13,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
 
-/** Spring MVC integration of Limiter: rejected calls become {@code 429 Too Many Requests}. */
+/**
+ * Spring MVC integration of Limiter: rejected calls become {@code 429 Too Many Requests} with the
+ * RateLimit header fields (unless limiter.headers.enabled=false).
+ */
 @AutoConfiguration(after = LimiterAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
@@ -19,7 +25,7 @@ public final class LimiterWebMvcAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitExceededHandler rateLimitExceededHandler() {
-        return new RateLimitExceededHandler();
+    RateLimitExceededHandler rateLimitExceededHandler(ObjectProvider<RateLimiterRegistry> registry, LimiterProperties properties) {
+        return new RateLimitExceededHandler(properties.getHeaders().isEnabled() ? registry.getIfAvailable() : null);
     }
 }

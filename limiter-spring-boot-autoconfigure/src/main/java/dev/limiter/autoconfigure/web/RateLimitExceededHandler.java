@@ -4,7 +4,10 @@ import java.time.Duration;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.MissingRateLimitKeyException;
+import dev.limiter.autoconfigure.RateLimitHeaderFields;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -17,13 +20,30 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
  * Answers a rejected call with {@code 429 Too Many Requests}, a {@code Retry-After} header in whole
- * seconds (rounded up) and a problem detail naming the limiter, and a call without its rate limit
- * key with {@code 400 Bad Request}. Ordered last, so the application's own exception handlers take
- * precedence.
+ * seconds (rounded up), the {@code RateLimit-Policy} and {@code RateLimit} header fields (see
+ * {@link RateLimitHeaderFields}) and a problem detail naming the limiter and the violated limit, and
+ * a call without its rate limit key with {@code 400 Bad Request}. Ordered last, so the
+ * application's own exception handlers take precedence.
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class RateLimitExceededHandler {
+
+    private final RateLimiterRegistry registry;
+
+    /** A handler that sets no RateLimit header fields. */
+    public RateLimitExceededHandler() {
+        this(null);
+    }
+
+    /**
+     * A handler that also sets the RateLimit header fields of the rejecting limiter.
+     *
+     * @param registry where the limiters are found, or null for no RateLimit header fields
+     */
+    public RateLimitExceededHandler(RateLimiterRegistry registry) {
+        this.registry = registry;
+    }
 
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException ex) {
@@ -32,7 +52,16 @@ public class RateLimitExceededHandler {
         problem.setTitle("Too Many Requests");
         problem.setProperty("limiter", ex.getLimiterName());
         problem.setProperty("limit", decision.limit());
+        if (decision.violatedLimit() != null) {
+            problem.setProperty("violatedLimit", RateLimitHeaderFields.describe(decision.violatedLimit()));
+        }
         ResponseEntity.BodyBuilder response = ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS);
+        RateLimiter limiter = (registry != null) ? registry.find(ex.getLimiterName()).orElse(null) : null;
+        if (limiter != null) {
+            RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
+            response.header(RateLimitHeaderFields.RATE_LIMIT_POLICY, fields.policy());
+            response.header(RateLimitHeaderFields.RATE_LIMIT, fields.rateLimit(decision));
+        }
         if (decision.neverAllowed()) {
             problem.setDetail("The request costs more than limiter '" + ex.getLimiterName() + "' can ever allow ("
                     + decision.limit() + " permits)");
@@ -55,9 +84,12 @@ public class RateLimitExceededHandler {
         return ResponseEntity.badRequest().body(problem);
     }
 
-    /** Whole seconds, rounded up and at least 1, so a client never retries too early. */
+    /**
+     * Whole seconds, rounded up and at least 1, so a client never retries too early: the decision's
+     * retry-after is already the latest of the violated limits'. The RateLimit field's {@code t}
+     * of a rejection carries the same value.
+     */
     static long retryAfterSeconds(Duration retryAfter) {
-        long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
-        return Math.max(1, seconds);
+        return RateLimitHeaderFields.retryAfterSeconds(retryAfter);
     }
 }

@@ -98,7 +98,9 @@ class RateLimitExceededHandlerTests {
             mvc.get().uri("/orders").exchange();
             assertThat(mvc.get().uri("/orders")).hasStatus(HttpStatus.SERVICE_UNAVAILABLE)
                 .hasBodyTextEqualTo("busy: orders")
-                .doesNotContainHeader(HttpHeaders.RETRY_AFTER);
+                .doesNotContainHeader(HttpHeaders.RETRY_AFTER)
+                .doesNotContainHeader("RateLimit")
+                .doesNotContainHeader("RateLimit-Policy");
         }));
     }
 

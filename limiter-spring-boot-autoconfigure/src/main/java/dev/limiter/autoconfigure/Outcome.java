@@ -1,0 +1,28 @@
+package dev.limiter.autoconfigure;
+
+/** What became of one limited call; the tag value is the {@code outcome} metrics will count under. */
+enum Outcome {
+
+    /** The limiter admitted the call. */
+    ALLOWED("allowed"),
+
+    /** The limiter rejected the call: it failed with RateLimitExceededException. */
+    REJECTED("rejected"),
+
+    /** The limiter rejected the call, but it proceeded because the limiter is in shadow mode. */
+    SHADOW_REJECTED("shadow_rejected"),
+
+    /** The limiter rejected the call and its fallback method answered instead. */
+    FALLBACK("fallback");
+
+    private final String tag;
+
+    Outcome(String tag) {
+        this.tag = tag;
+    }
+
+    /** The value of the {@code outcome} tag. */
+    String tag() {
+        return tag;
+    }
+}

@@ -1,0 +1,74 @@
+package dev.limiter.autoconfigure;
+
+import java.time.Duration;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Tests of the values of the RateLimit header fields, independent of any web stack. */
+class RateLimitHeaderFieldsTests {
+
+    @Test
+    void windowsAreWrittenInTheirLargestWholeUnit() {
+        assertThat(RateLimitHeaderFields.window(Duration.ofHours(1))).isEqualTo("1h");
+        assertThat(RateLimitHeaderFields.window(Duration.ofSeconds(90))).isEqualTo("90s");
+        assertThat(RateLimitHeaderFields.window(Duration.ofSeconds(120))).isEqualTo("2m");
+        assertThat(RateLimitHeaderFields.window(Duration.ofMillis(1500))).isEqualTo("1500ms");
+        assertThat(RateLimitHeaderFields.window(Duration.ofNanos(250_000))).isEqualTo("250us");
+        assertThat(RateLimitHeaderFields.window(Duration.ofDays(366))).isEqualTo("366d");
+    }
+
+    @Test
+    void subSecondWindowsAnnounceAtLeastOneSecond() {
+        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter("fast", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofMillis(100))));
+        assertThat(fields.policy()).isEqualTo("\"fast\";q=10;w=1");
+    }
+
+    @Test
+    void largestBucketsComputeTheirRefillTimeWithoutOverflow() {
+        LimitSpec spec = new LimitSpec(LimitSpec.MAX_LIMIT, LimitSpec.MAX_WINDOW, LimitSpec.MAX_LIMIT);
+        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter("big", Algorithm.GCRA, spec));
+        assertThat(fields.policy()).isEqualTo("\"big\";q=" + LimitSpec.MAX_LIMIT + ";w=" + LimitSpec.MAX_WINDOW.getSeconds());
+    }
+
+    @Test
+    void quotesAndBackslashesAreEscaped() {
+        assertThat(RateLimitHeaderFields.string("a\"b\\c")).isEqualTo("\"a\\\"b\\\\c\"");
+    }
+
+    @Test
+    void allowedDecisionReportsTheResetRoundedUp() {
+        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10))));
+        Decision decision = new Decision(true, 5, 3, Duration.ofMillis(4001), Duration.ZERO);
+        assertThat(fields.rateLimit(decision)).isEqualTo("\"orders\";r=3;t=5");
+    }
+
+    private static RateLimiter limiter(String name, Algorithm algorithm, LimitSpec... limits) {
+        RateLimiterConfig config = RateLimiterConfig.of(algorithm, limits);
+        return new RateLimiter() {
+
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public RateLimiterConfig config() {
+                return config;
+            }
+
+            @Override
+            public Decision tryAcquire(String key, long permits) {
+                throw new UnsupportedOperationException();
+            }
+
+        };
+    }
+
+}
