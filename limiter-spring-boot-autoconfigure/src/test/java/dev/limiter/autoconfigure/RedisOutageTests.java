@@ -165,6 +165,12 @@ class RedisOutageTests {
 
         final int threads;
 
+        /** Calls per thread after which it stops by itself. */
+        final int callsPerThread;
+
+        /** Time after which every thread stops by itself. */
+        final Duration maxDuration;
+
         final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 
         final AtomicLong slowest = new AtomicLong();
@@ -178,8 +184,23 @@ class RedisOutageTests {
         private final List<Future<?>> futures = new ArrayList<>();
 
         Load(Service service, int threads) {
+            this(service, threads, 100_000, Duration.ofMinutes(2));
+        }
+
+        /**
+         * Load that lasts until stopped or for the given time, however many calls that is: while Redis is
+         * away the failure policy decides in memory at well over 100k calls a second, which exhausts a
+         * bound on calls within seconds and leaves nothing running after a long outage.
+         */
+        static Load lasting(Service service, int threads, Duration maxDuration) {
+            return new Load(service, threads, Integer.MAX_VALUE, maxDuration);
+        }
+
+        private Load(Service service, int threads, int callsPerThread, Duration maxDuration) {
             this.service = service;
             this.threads = threads;
+            this.callsPerThread = callsPerThread;
+            this.maxDuration = maxDuration;
         }
 
         void start() {
@@ -189,8 +210,10 @@ class RedisOutageTests {
                 String key = "user-" + t;
                 this.futures.add(this.executor.submit(() -> {
                     started.countDown();
-                    // Bounded: the test stops the load, and the loop ends by itself after 100k calls.
-                    for (int i = 0; i < 100_000 && this.running.get(); i++) {
+                    // Bounded: the test stops the load, and the loop ends by itself after callsPerThread calls
+                    // or maxDuration, whichever comes first.
+                    long end = System.nanoTime() + this.maxDuration.toNanos();
+                    for (int i = 0; i < this.callsPerThread && this.running.get() && System.nanoTime() - end < 0; i++) {
                         long start = System.nanoTime();
                         try {
                             this.service.call(key);

@@ -21,7 +21,8 @@ import java.util.stream.Stream;
 
 /**
  * A {@code redis-server} child process on a free loopback port, with its own temporary directory: a plain
- * server for {@link TestRedis}, or a cluster node for {@link TestRedisCluster}.
+ * server for {@link TestRedis}, a cluster node for {@link TestRedisCluster}, or a master, replica or
+ * sentinel for {@link TestRedisSentinel}.
  */
 final class RedisServerProcess implements Server {
 
@@ -37,25 +38,30 @@ final class RedisServerProcess implements Server {
     private static final String SERVER_PID = "server.pid";
     /** A cluster node's identity and view of the cluster; kept across restart so that the node rejoins. */
     private static final String NODES_CONF = "nodes.conf";
+    /** A sentinel's configuration; sentinel mode needs a writable file, which it rewrites as it learns. */
+    private static final String SENTINEL_CONF = "sentinel.conf";
     private static final AtomicBoolean ORPHANS_REAPED = new AtomicBoolean();
 
     private final Path executable;
     private final Path dir;
     private final int port;
-    /** The cluster bus port of a cluster node; 0 for a plain server. */
+    /** The cluster bus port of a cluster node; 0 for a plain server or a sentinel. */
     private final int busPort;
-    /** Options a cluster node gets besides those that make it one; empty for a plain server. */
-    private final List<String> clusterOptions;
+    /** Command-line options besides those every server gets (and, for a cluster node, those that make it one). */
+    private final List<String> options;
+    /** The lines of sentinel.conf for a sentinel; null for any other server. */
+    private final List<String> sentinelConfig;
     private Process process;
     private boolean stopped;
 
-    private RedisServerProcess(Path executable, Path dir, int port, int busPort, List<String> clusterOptions,
-            Process process) {
+    private RedisServerProcess(Path executable, Path dir, int port, int busPort, List<String> options,
+            List<String> sentinelConfig, Process process) {
         this.executable = executable;
         this.dir = dir;
         this.port = port;
         this.busPort = busPort;
-        this.clusterOptions = clusterOptions;
+        this.options = options;
+        this.sentinelConfig = sentinelConfig;
         this.process = process;
     }
 
@@ -99,7 +105,21 @@ final class RedisServerProcess implements Server {
 
     /** Starts on ports from the supplier, moving on to the next while a port turns out to be taken. */
     static RedisServerProcess start(Path executable, IntSupplier ports) {
-        return start(executable, ports, false, List.of());
+        return start(executable, ports, false, List.of(), null);
+    }
+
+    /** A plain server with further command-line options, such as {@code --replicaof host port}. */
+    static RedisServerProcess start(Path executable, IntSupplier ports, List<String> options) {
+        return start(executable, ports, false, List.copyOf(options), null);
+    }
+
+    /**
+     * Starts {@code redis-server sentinel.conf --sentinel} with the given lines of configuration
+     * ({@code sentinel monitor ...} and the like), written afresh at every launch. Its port, bind address
+     * and directory are set as for any other server here.
+     */
+    static RedisServerProcess startSentinel(Path executable, IntSupplier ports, List<String> sentinelConfig) {
+        return start(executable, ports, false, List.of(), List.copyOf(sentinelConfig));
     }
 
     /**
@@ -108,11 +128,11 @@ final class RedisServerProcess implements Server {
      * caller forms a cluster; {@link #restart()} keeps its {@code nodes.conf}, so it rejoins.
      */
     static RedisServerProcess startClusterNode(Path executable, IntSupplier ports, List<String> clusterOptions) {
-        return start(executable, ports, true, List.copyOf(clusterOptions));
+        return start(executable, ports, true, List.copyOf(clusterOptions), null);
     }
 
     private static RedisServerProcess start(Path executable, IntSupplier ports, boolean clusterNode,
-            List<String> clusterOptions) {
+            List<String> options, List<String> sentinelConfig) {
         reapOrphansOnce();
         Path dir;
         try {
@@ -132,8 +152,8 @@ final class RedisServerProcess implements Server {
                     continue;
                 }
                 try {
-                    return new RedisServerProcess(executable, dir, port, busPort, clusterOptions,
-                            launch(executable, dir, port, busPort, clusterOptions));
+                    return new RedisServerProcess(executable, dir, port, busPort, options, sentinelConfig,
+                            launch(executable, dir, port, busPort, options, sentinelConfig));
                 } catch (PortTakenException e) {
                     lastTaken = e;
                 }
@@ -208,7 +228,7 @@ final class RedisServerProcess implements Server {
             terminate(process);
         }
         try {
-            process = launch(executable, dir, port, busPort, clusterOptions);
+            process = launch(executable, dir, port, busPort, options, sentinelConfig);
         } catch (PortTakenException e) {
             throw new IllegalStateException("cannot restart redis-server on " + HOST + ":" + port
                     + ": another process took the port meanwhile", e);
@@ -227,7 +247,7 @@ final class RedisServerProcess implements Server {
 
     @Override
     public String toString() {
-        return "redis-server " + executable + " on " + HOST + ":" + port
+        return (sentinelConfig == null ? "redis-server " : "redis-server --sentinel ") + executable + " on " + HOST + ":" + port
                 + (busPort == 0 ? "" : " (cluster bus " + busPort + ")") + " (pid " + process.pid() + ")";
     }
 
@@ -238,12 +258,23 @@ final class RedisServerProcess implements Server {
     }
 
     /** Runs redis-server on the port and returns once it answers PING as the server using our directory. */
-    private static Process launch(Path executable, Path dir, int port, int busPort, List<String> clusterOptions)
-            throws PortTakenException {
+    private static Process launch(Path executable, Path dir, int port, int busPort, List<String> options,
+            List<String> sentinelConfig) throws PortTakenException {
         Path log = dir.resolve(LOG);
         long logOffset = sizeOf(log);
         clearData(dir, busPort != 0);
-        List<String> command = new ArrayList<>(List.of(executable.toString(),
+        List<String> command = new ArrayList<>(List.of(executable.toString()));
+        if (sentinelConfig != null) {
+            Path config = dir.resolve(SENTINEL_CONF);
+            try {
+                Files.write(config, sentinelConfig);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + config, e);
+            }
+            // The file must come first; a sentinel rewrites it with what it learns (replicas, other sentinels).
+            command.addAll(List.of(config.toString(), "--sentinel"));
+        }
+        command.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--dir", dir.toString(),
@@ -255,8 +286,8 @@ final class RedisServerProcess implements Server {
                     "--cluster-enabled", "yes",
                     "--cluster-config-file", NODES_CONF,
                     "--cluster-port", Integer.toString(busPort)));
-            command.addAll(clusterOptions);
         }
+        command.addAll(options);
         Process process;
         try {
             process = new ProcessBuilder(command)
@@ -284,7 +315,7 @@ final class RedisServerProcess implements Server {
                         + process.exitValue() + "." + logSection(tail));
             }
             if (Resp.ping(HOST, port, 250)) {
-                if (usesDirectory(port, dir)) {
+                if (sentinelConfig != null ? hasProcessId(port, process.pid()) : usesDirectory(port, dir)) {
                     return process;
                 }
                 // Someone else answers on this port; ours will fail to bind (or already has).
@@ -314,6 +345,16 @@ final class RedisServerProcess implements Server {
             Object reply = Resp.call(HOST, port, 1_000, "CONFIG", "GET", "dir");
             return reply instanceof List<?> list && list.size() == 2
                     && String.valueOf(list.get(1)).endsWith(dir.getFileName().toString());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A sentinel knows no CONFIG command, but INFO tells its process id. */
+    private static boolean hasProcessId(int port, long pid) {
+        try {
+            Object reply = Resp.call(HOST, port, 1_000, "INFO", "server");
+            return reply instanceof String info && info.lines().anyMatch(line -> line.strip().equals("process_id:" + pid));
         } catch (IOException e) {
             return false;
         }

@@ -20,6 +20,10 @@ final class Settings {
     static final String CLI_PROPERTY = "limiter.test.redis.cli";
     static final String CLUSTER_NODES_ENV = "LIMITER_TEST_REDIS_CLUSTER_NODES";
     static final String CLUSTER_NODES_PROPERTY = "limiter.test.redis.cluster.nodes";
+    static final String SENTINEL_NODES_ENV = "LIMITER_TEST_REDIS_SENTINEL_NODES";
+    static final String SENTINEL_NODES_PROPERTY = "limiter.test.redis.sentinel.nodes";
+    static final String SENTINEL_MASTER_ENV = "LIMITER_TEST_REDIS_SENTINEL_MASTER";
+    static final String SENTINEL_MASTER_PROPERTY = "limiter.test.redis.sentinel.master";
 
     /** Whether to try Docker: never, always (ask Testcontainers), or only when a Docker endpoint looks present. */
     enum DockerMode { OFF, ON, AUTO }
@@ -41,6 +45,14 @@ final class Settings {
 
     static String clusterNodes() {
         return get(CLUSTER_NODES_PROPERTY, CLUSTER_NODES_ENV);
+    }
+
+    static String sentinelNodes() {
+        return get(SENTINEL_NODES_PROPERTY, SENTINEL_NODES_ENV);
+    }
+
+    static String sentinelMaster() {
+        return get(SENTINEL_MASTER_PROPERTY, SENTINEL_MASTER_ENV);
     }
 
     static DockerMode dockerMode() {

@@ -3,6 +3,8 @@
  * ({@code LIMITER_TEST_REDIS_URL}, Testcontainers, or a local {@code redis-server}),
  * {@link dev.limiter.test.TestRedisExtension} injects the shared one into JUnit 5 tests, and
  * {@link dev.limiter.test.TestRedisCluster} gives tests a Redis Cluster ({@code LIMITER_TEST_REDIS_CLUSTER_NODES},
- * or six local {@code redis-server} nodes) whose masters they can kill.
+ * or six local {@code redis-server} nodes) whose masters they can kill, and
+ * {@link dev.limiter.test.TestRedisSentinel} a master, a replica and three sentinels
+ * ({@code LIMITER_TEST_REDIS_SENTINEL_NODES}, or local {@code redis-server} processes) whose master they can kill.
  */
 package dev.limiter.test;
