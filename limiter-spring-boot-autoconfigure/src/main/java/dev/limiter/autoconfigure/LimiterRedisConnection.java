@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -82,12 +83,34 @@ final class LimiterRedisConnection implements DisposableBean {
         SocketOptions socket = options.getSocketOptions().mutate().connectTimeout(connectTimeout).build();
         // Rejected at once while disconnected, instead of queued until a reconnect or the timeout.
         ClientOptions limiterOptions = (options instanceof ClusterClientOptions cluster)
-                ? cluster.mutate().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).socketOptions(socket).build()
+                ? cluster.mutate()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .socketOptions(socket)
+                    .topologyRefreshOptions(topologyRefresh(cluster.getTopologyRefreshOptions()))
+                    .build()
                 : options.mutate().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).socketOptions(socket).build();
         return builder.clientOptions(limiterOptions)
             .commandTimeout(timeout)
             .shutdownTimeout(original.getShutdownTimeout())
             .shutdownQuietPeriod(original.getShutdownQuietPeriod())
+            .build();
+    }
+
+    /**
+     * The application's topology refresh if it has one; otherwise refresh on the signs of a failover
+     * (reconnect attempts, redirects, uncovered slots) and every 30 s. Without it, a promoted replica
+     * stays unknown to the client: calls for the dead master's slots keep failing, and the limiters
+     * keep falling back to their policy long after the cluster has recovered.
+     */
+    private static ClusterTopologyRefreshOptions topologyRefresh(ClusterTopologyRefreshOptions configured) {
+        if (configured.isPeriodicRefreshEnabled() || !configured.getAdaptiveRefreshTriggers().isEmpty()) {
+            return configured;
+        }
+        return ClusterTopologyRefreshOptions.builder()
+            .enableAllAdaptiveRefreshTriggers()
+            .refreshTriggersReconnectAttempts(1)
+            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+            .enablePeriodicRefresh(Duration.ofSeconds(30))
             .build();
     }
 
