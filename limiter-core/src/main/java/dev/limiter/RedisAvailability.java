@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 
@@ -51,8 +52,9 @@ final class RedisAvailability {
     /** Reports a failed call: limiters stop calling Redis until a probe succeeds. */
     void failed(RuntimeException ex) {
         if (available.compareAndSet(true, false)) {
+            Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
             logger.warn("Redis failed; rate limiters follow their failure policy until it answers again (probing every "
-                    + probeInterval.toMillis() + " ms): " + ex);
+                    + probeInterval.toMillis() + " ms): " + ex + ((cause != ex) ? " (" + cause + ")" : ""));
             startProbing();
         }
     }

@@ -98,9 +98,8 @@ final class LimiterRedisConnection implements DisposableBean {
 
     /**
      * The application's topology refresh if it has one; otherwise refresh on the signs of a failover
-     * (reconnect attempts, redirects, uncovered slots) and every 30 s. Without it, a promoted replica
-     * stays unknown to the client: calls for the dead master's slots keep failing, and the limiters
-     * keep falling back to their policy long after the cluster has recovered.
+     * (reconnect attempts, redirects, uncovered slots) and every 30 s, so that a promoted replica
+     * becomes known to the client.
      */
     private static ClusterTopologyRefreshOptions topologyRefresh(ClusterTopologyRefreshOptions configured) {
         if (configured.isPeriodicRefreshEnabled() || !configured.getAdaptiveRefreshTriggers().isEmpty()) {
