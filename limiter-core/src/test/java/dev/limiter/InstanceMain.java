@@ -40,6 +40,16 @@ public final class InstanceMain {
         RateLimiter limiter = new RedisRateLimiterFactory(redis).withKeyPrefix(prefix)
             .withFailurePolicy(FailurePolicy.DENY, new InMemoryRateLimiterFactory(), 1)
             .create(name, Algorithm.FIXED_WINDOW, LimitSpec.of(limit, LimitSpec.MAX_WINDOW));
+        // Start together: JVMs start at different speeds, and the first could otherwise take the
+        // whole limit before the others begin. Each says it is ready, then waits for the test's go.
+        redis.opsForValue().increment(prefix + ":ready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (redis.opsForValue().get(prefix + ":go") == null) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no go from the test within 60 s");
+            }
+            Thread.sleep(2);
+        }
         ExecutorService executor = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Integer>> results = new ArrayList<>();

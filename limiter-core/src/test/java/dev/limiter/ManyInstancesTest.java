@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,8 @@ import dev.limiter.test.TestRedis;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -69,6 +72,7 @@ class ManyInstancesTest {
         }
         List<Result> results = new ArrayList<>();
         try {
+            awaitReadyThenGo(prefix, processes.size());
             for (Process process : processes) {
                 assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("instance finished").isTrue();
                 String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -82,9 +86,21 @@ class ManyInstancesTest {
             // No instance outlives the test, whatever happened.
             processes.forEach(Process::destroyForcibly);
         }
-        // Every instance had work to do: the limit is shared, not one instance's alone.
-        assertThat(results).allSatisfy((result) -> assertThat(result.admitted()).isLessThan(LIMIT));
+        // The instances really competed: more than one of them got permits.
+        assertThat(results.stream().filter((result) -> result.admitted() > 0).count()).isGreaterThan(1);
         return results;
+    }
+
+    /** Waits (bounded) until every instance is ready, then lets them all start at once. */
+    private static void awaitReadyThenGo(String prefix, int instances) throws InterruptedException {
+        StringRedisTemplate template = TestRedisSupport.shared();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Integer.toString(instances).equals(template.opsForValue().get(prefix + ":ready"))) {
+            assertThat(System.nanoTime()).as("all instances ready within 60 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        template.expire(prefix + ":ready", Duration.ofMinutes(5));
+        template.opsForValue().set(prefix + ":go", "1", Duration.ofMinutes(5));
     }
 
     private static boolean onPath(String command) {
