@@ -9,6 +9,7 @@ import dev.limiter.RateLimiter;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
 /**
@@ -102,12 +103,27 @@ final class LimitedMethod {
         return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
     }
 
+    /**
+     * The context one call's key and cost are evaluated in, created once per call; null when neither
+     * is an expression.
+     */
+    EvaluationContext context(Object[] args, Object target) {
+        if (key == null && cost == null) {
+            return null;
+        }
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        return context;
+    }
+
     /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */
-    String key(Object[] args, Object target) {
+    String key(EvaluationContext context) {
         if (key == null) {
             return "";
         }
-        Object value = key.getValue(context(args, target));
+        Object value = key.getValue(context);
         String text = (value != null) ? value.toString() : null;
         if (text != null && !text.isEmpty()) {
             return text;
@@ -122,23 +138,15 @@ final class LimitedMethod {
     }
 
     /** The permits this call takes. */
-    long cost(Object[] args, Object target) {
+    long cost(EvaluationContext context) {
         if (cost == null) {
             return 1;
         }
-        Object value = cost.getValue(context(args, target));
+        Object value = cost.getValue(context);
         if (value instanceof Number number && number.doubleValue() == number.longValue() && number.longValue() >= 1) {
             return number.longValue();
         }
         throw new IllegalArgumentException("The rate limit cost " + cost.getExpressionString() + " of " + site + " evaluated to " + value
                 + "; it must be a whole number of at least 1");
-    }
-
-    private MethodBasedEvaluationContext context(Object[] args, Object target) {
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
-        if (beanResolver != null) {
-            context.setBeanResolver(beanResolver);
-        }
-        return context;
     }
 }

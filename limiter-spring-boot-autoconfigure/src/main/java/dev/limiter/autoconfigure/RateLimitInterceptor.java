@@ -11,6 +11,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.expression.EvaluationContext;
 
 /**
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
@@ -38,11 +39,12 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         Object[] args = invocation.getArguments();
-        String key = limited.key(args, target);
+        EvaluationContext context = limited.context(args, target);
+        String key = limited.key(context);
         if (key == null) {
             return invocation.proceed();
         }
-        Decision decision = limited.limiter().tryAcquire(key, limited.cost(args, target));
+        Decision decision = limited.limiter().tryAcquire(key, limited.cost(context));
         Outcome outcome = limited.outcomeOf(decision);
         prepared.outcomes().record(limited, key, decision, outcome);
         switch (outcome) {

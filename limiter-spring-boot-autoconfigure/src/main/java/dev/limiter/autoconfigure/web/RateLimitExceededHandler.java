@@ -1,6 +1,8 @@
 package dev.limiter.autoconfigure.web;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
@@ -31,6 +33,8 @@ public class RateLimitExceededHandler {
 
     private final RateLimiterRegistry registry;
 
+    private final Map<String, RateLimitHeaderFields> headerFields = new ConcurrentHashMap<>();
+
     /** A handler that sets no RateLimit header fields. */
     public RateLimitExceededHandler() {
         this(null);
@@ -56,9 +60,8 @@ public class RateLimitExceededHandler {
             problem.setProperty("violatedLimit", RateLimitHeaderFields.describe(decision.violatedLimit()));
         }
         ResponseEntity.BodyBuilder response = ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS);
-        RateLimiter limiter = (registry != null) ? registry.find(ex.getLimiterName()).orElse(null) : null;
-        if (limiter != null) {
-            RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
+        RateLimitHeaderFields fields = headerFields(ex.getLimiterName());
+        if (fields != null) {
             response.header(RateLimitHeaderFields.RATE_LIMIT_POLICY, fields.policy());
             response.header(RateLimitHeaderFields.RATE_LIMIT, fields.rateLimit(decision));
         }
@@ -73,6 +76,27 @@ public class RateLimitExceededHandler {
             response.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
         }
         return response.body(problem);
+    }
+
+    /**
+     * The header fields of the named limiter, built once per limiter: rejections come in floods, and
+     * a limiter's policy never changes.
+     */
+    private RateLimitHeaderFields headerFields(String limiterName) {
+        if (registry == null) {
+            return null;
+        }
+        RateLimitHeaderFields cached = headerFields.get(limiterName);
+        if (cached != null) {
+            return cached;
+        }
+        RateLimiter limiter = registry.find(limiterName).orElse(null);
+        if (limiter == null) {
+            return null;
+        }
+        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
+        headerFields.put(limiterName, fields);
+        return fields;
     }
 
     /** A call whose rate limit key is missing (limiter.on-missing-key=reject) is the client's mistake. */
