@@ -50,8 +50,8 @@ final class RedisRateLimiter implements RateLimiter {
         this.redis = redis;
         this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
-        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + fingerprint(config);
         this.argsTemplate = argsTemplate(config);
+        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + fingerprint(argsTemplate);
         this.clock = clock;
         this.availability = availability;
         this.policy = policy;
@@ -77,9 +77,9 @@ final class RedisRateLimiter implements RateLimiter {
      * Short digest of the configuration, part of every key: after a change of limits the old state
      * is simply not read again (and expires), so it can never enforce the old limits.
      */
-    static String fingerprint(RateLimiterConfig config) {
+    private static String fingerprint(String[] argsTemplate) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join(",", argsTemplate(config)).getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join(",", argsTemplate).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 4);
         }
         catch (NoSuchAlgorithmException ex) {
