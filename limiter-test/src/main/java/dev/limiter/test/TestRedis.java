@@ -3,8 +3,6 @@ package dev.limiter.test;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A real Redis for tests: the one named by {@code LIMITER_TEST_REDIS_URL}, else a Testcontainers
@@ -51,11 +49,7 @@ public final class TestRedis implements AutoCloseable {
             + " or point " + Settings.SERVER_ENV + " at it.";
 
     /** Everything started and not yet stopped, for the shutdown hook. */
-    private static final Set<TestRedis> RUNNING = ConcurrentHashMap.newKeySet();
-    private static final Object SHARED_LOCK = new Object();
-    private static TestRedis shared;
-    private static RuntimeException sharedFailure;
-    private static boolean hookInstalled;
+    private static final Started<TestRedis> STARTED = new Started<>("limiter-test-redis-shutdown", TestRedis::stopServer);
 
     private final Source source;
     private final String host;
@@ -83,19 +77,7 @@ public final class TestRedis implements AutoCloseable {
      * @throws IllegalStateException if no Redis can be found or started (the message says how to fix it)
      */
     public static TestRedis shared() {
-        synchronized (SHARED_LOCK) {
-            if (shared == null && sharedFailure == null) {
-                try {
-                    shared = obtain(true);
-                } catch (RuntimeException e) {
-                    sharedFailure = e; // fail every later test at once instead of retrying for seconds each
-                }
-            }
-            if (sharedFailure != null) {
-                throw new IllegalStateException(sharedFailure.getMessage(), sharedFailure);
-            }
-            return shared;
-        }
+        return STARTED.shared(() -> obtain(true));
     }
 
     /**
@@ -229,7 +211,7 @@ public final class TestRedis implements AutoCloseable {
             return;
         }
         closed = true;
-        RUNNING.remove(this);
+        STARTED.untrack(this);
         if (server != null) {
             server.stop();
         }
@@ -255,7 +237,7 @@ public final class TestRedis implements AutoCloseable {
         }
         TestRedis redis = new TestRedis(source, server.host(), server.port(),
                 "redis://" + RedisUrl.hostForUrl(server.host()) + ":" + server.port(), server, isShared);
-        track(redis);
+        STARTED.track(redis);
         return redis;
     }
 
@@ -307,27 +289,6 @@ public final class TestRedis implements AutoCloseable {
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
-        }
-    }
-
-    private static void track(TestRedis redis) {
-        synchronized (RUNNING) {
-            if (!hookInstalled) {
-                Thread hook = new Thread(TestRedis::stopAll, "limiter-test-redis-shutdown");
-                Runtime.getRuntime().addShutdownHook(hook);
-                hookInstalled = true;
-            }
-        }
-        RUNNING.add(redis);
-    }
-
-    private static void stopAll() {
-        for (TestRedis redis : RUNNING) {
-            try {
-                redis.stopServer();
-            } catch (RuntimeException e) {
-                // Keep stopping the others.
-            }
         }
     }
 }

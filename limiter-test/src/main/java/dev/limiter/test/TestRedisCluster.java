@@ -5,8 +5,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A real Redis Cluster for tests: the one named by {@code LIMITER_TEST_REDIS_CLUSTER_NODES}, else six
@@ -49,11 +47,7 @@ public final class TestRedisCluster implements AutoCloseable {
             + Settings.CLUSTER_NODES_ENV + "=host:port,host:port,... to a Redis Cluster that tests may use.";
 
     /** Everything started and not yet stopped, for the shutdown hook. */
-    private static final Set<TestRedisCluster> RUNNING = ConcurrentHashMap.newKeySet();
-    private static final Object SHARED_LOCK = new Object();
-    private static TestRedisCluster shared;
-    private static RuntimeException sharedFailure;
-    private static boolean hookInstalled;
+    private static final Started<TestRedisCluster> STARTED = new Started<>("limiter-test-redis-cluster-shutdown", TestRedisCluster::stopNodes);
 
     /** Null when the cluster comes from {@code LIMITER_TEST_REDIS_CLUSTER_NODES}. */
     private final LocalCluster local;
@@ -77,19 +71,7 @@ public final class TestRedisCluster implements AutoCloseable {
      * @throws IllegalStateException if no cluster can be found or started (the message says how to fix it)
      */
     public static TestRedisCluster shared() {
-        synchronized (SHARED_LOCK) {
-            if (shared == null && sharedFailure == null) {
-                try {
-                    shared = obtain(true);
-                } catch (RuntimeException e) {
-                    sharedFailure = e; // fail every later test at once instead of retrying for seconds each
-                }
-            }
-            if (sharedFailure != null) {
-                throw new IllegalStateException(sharedFailure.getMessage(), sharedFailure);
-            }
-            return shared;
-        }
+        return STARTED.shared(() -> obtain(true));
     }
 
     /**
@@ -363,7 +345,7 @@ public final class TestRedisCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        RUNNING.remove(this);
+        STARTED.untrack(this);
         if (local != null) {
             local.stop();
         }
@@ -412,7 +394,7 @@ public final class TestRedisCluster implements AutoCloseable {
             throw new IllegalStateException("No Redis Cluster for tests: " + e.getMessage() + "\n" + HOW_TO_FIX, e);
         }
         TestRedisCluster cluster = new TestRedisCluster(local, local.nodes(), isShared);
-        track(cluster);
+        STARTED.track(cluster);
         return cluster;
     }
 
@@ -445,27 +427,6 @@ public final class TestRedisCluster implements AutoCloseable {
                 + " answers CLUSTER NODES" + (last == null ? "" : " (" + last.getMessage() + ")")
                 + ". Start that cluster, or unset " + Settings.CLUSTER_NODES_ENV
                 + " to let tests start their own.", last);
-    }
-
-    private static void track(TestRedisCluster cluster) {
-        synchronized (RUNNING) {
-            if (!hookInstalled) {
-                Thread hook = new Thread(TestRedisCluster::stopAll, "limiter-test-redis-cluster-shutdown");
-                Runtime.getRuntime().addShutdownHook(hook);
-                hookInstalled = true;
-            }
-        }
-        RUNNING.add(cluster);
-    }
-
-    private static void stopAll() {
-        for (TestRedisCluster cluster : RUNNING) {
-            try {
-                cluster.stopNodes();
-            } catch (RuntimeException e) {
-                // Keep stopping the others.
-            }
-        }
     }
 
     /** "host:port" as written in {@code LIMITER_TEST_REDIS_CLUSTER_NODES} and in CLUSTER NODES. */

@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
@@ -64,11 +63,7 @@ public final class TestRedisSentinel implements AutoCloseable {
             + Settings.SENTINEL_MASTER_ENV + "=<master name> to sentinels that tests may use.";
 
     /** Everything started and not yet stopped, for the shutdown hook. */
-    private static final Set<TestRedisSentinel> RUNNING = ConcurrentHashMap.newKeySet();
-    private static final Object SHARED_LOCK = new Object();
-    private static TestRedisSentinel shared;
-    private static RuntimeException sharedFailure;
-    private static boolean hookInstalled;
+    private static final Started<TestRedisSentinel> STARTED = new Started<>("limiter-test-redis-sentinel-shutdown", TestRedisSentinel::stopAll);
 
     private final String masterName;
     private final List<String> sentinels;
@@ -100,19 +95,7 @@ public final class TestRedisSentinel implements AutoCloseable {
      * @throws IllegalStateException if no setup can be found or started (the message says how to fix it)
      */
     public static TestRedisSentinel shared() {
-        synchronized (SHARED_LOCK) {
-            if (shared == null && sharedFailure == null) {
-                try {
-                    shared = obtain(true);
-                } catch (RuntimeException e) {
-                    sharedFailure = e; // fail every later test at once instead of retrying for seconds each
-                }
-            }
-            if (sharedFailure != null) {
-                throw new IllegalStateException(sharedFailure.getMessage(), sharedFailure);
-            }
-            return shared;
-        }
+        return STARTED.shared(() -> obtain(true));
     }
 
     /**
@@ -498,7 +481,7 @@ public final class TestRedisSentinel implements AutoCloseable {
             }
             setup = new TestRedisSentinel(MASTER_NAME, sentinelServers.stream().map(TestRedisSentinel::address).toList(),
                     data, sentinelServers, true, isShared);
-            track(setup);
+            STARTED.track(setup);
             TestRedisSentinel started = setup;
             await("the sentinels did not settle", remaining(deadline),
                     () -> started.startupProblem(address(master), address(replica)));
@@ -553,23 +536,6 @@ public final class TestRedisSentinel implements AutoCloseable {
                 + "' is invalid: " + why);
     }
 
-    private static void track(TestRedisSentinel setup) {
-        synchronized (RUNNING) {
-            if (!hookInstalled) {
-                Thread hook = new Thread(TestRedisSentinel::stopEverything, "limiter-test-redis-sentinel-shutdown");
-                Runtime.getRuntime().addShutdownHook(hook);
-                hookInstalled = true;
-            }
-        }
-        RUNNING.add(setup);
-    }
-
-    private static void stopEverything() {
-        for (TestRedisSentinel setup : RUNNING) {
-            stopAll(setup);
-        }
-    }
-
     /** Sentinels first, so that they do not react to the master going away. Idempotent. */
     private static void stopAll(TestRedisSentinel setup) {
         synchronized (setup) {
@@ -578,7 +544,7 @@ public final class TestRedisSentinel implements AutoCloseable {
             }
             setup.closed = true;
         }
-        RUNNING.remove(setup);
+        STARTED.untrack(setup);
         List<RedisServerProcess> order = new ArrayList<>(setup.sentinelServers);
         order.addAll(setup.dataServers);
         for (RedisServerProcess server : order) {
