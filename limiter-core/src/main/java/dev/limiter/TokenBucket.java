@@ -43,7 +43,9 @@ final class TokenBucket implements LocalAlgorithm<TokenBucket.State> {
                 f[i] = carry.r();
                 x[i] = state.x()[i] + added.q() + carry.q();
             }
-            retry[i] = timeTo(permits, x[i], f[i], l);
+            // A cost above the burst is never admitted (decide says so): no retry to compute, and
+            // mulDivMod stays inside its range.
+            retry[i] = (permits <= l.burst()) ? timeTo(permits, x[i], f[i], l) : 0;
         }
         Verdict verdict = Verdict.decide(config, permits, retry);
         long[] remaining = new long[n];

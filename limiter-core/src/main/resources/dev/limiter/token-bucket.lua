@@ -38,7 +38,9 @@ for i, l in ipairs(limits) do
     x[i] = x[i] + q + carry
   end
   capacity[i] = l.burst
-  retry[i] = time_to(permits, x[i], f[i], l)
+  -- A cost above the burst is never admitted (decide says so): no retry to compute, and muldivmod
+  -- stays inside its range.
+  retry[i] = (permits <= l.burst) and time_to(permits, x[i], f[i], l) or 0
 end
 
 local allowed, wait, violated, retry_after = decide(capacity, retry)
