@@ -26,8 +26,11 @@ class ClusterFailoverTest {
             String key = "{failover}:counter";
             String master = cluster.masterFor(key);
             String replica = replicaOf(master);
-            assertThat(RedisCli.callNode(master, "SET", key, "7")).isEqualTo("OK");
-            assertThat(RedisCli.callNode(master, "WAIT", "1", "2000")).isEqualTo(1L); // the replica has it
+            // On one connection: WAIT waits only for this client's own writes.
+            List<Object> replies = RedisCli.callNodeAll(master, List.of(new String[] { "SET", key, "7" },
+                    new String[] { "WAIT", "1", "2000" }));
+            assertThat(replies.get(0)).isEqualTo("OK");
+            assertThat(replies.get(1)).isEqualTo(1L); // the replica has it
 
             long began = System.nanoTime();
             cluster.killMaster(master);

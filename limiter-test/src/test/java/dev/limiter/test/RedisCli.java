@@ -17,18 +17,31 @@ final class RedisCli {
     }
 
     static Object call(String host, int port, String... args) throws IOException {
+        return callAll(host, port, List.<String[]>of(args)).get(0);
+    }
+
+    /**
+     * Sends several commands on one connection and returns their replies. Needed where a command
+     * concerns the connection's earlier ones, as WAIT does (it waits for this client's writes only).
+     */
+    static List<Object> callAll(String host, int port, List<String[]> commands) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), 1_000);
-            socket.setSoTimeout(2_000);
-            StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
-            for (String arg : args) {
-                request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
-                        .append(arg).append("\r\n");
-            }
+            socket.setSoTimeout(5_000);
             OutputStream out = socket.getOutputStream();
-            out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            return reply(new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)));
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            List<Object> replies = new ArrayList<>();
+            for (String[] args : commands) {
+                StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+                for (String arg : args) {
+                    request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
+                            .append(arg).append("\r\n");
+                }
+                out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                replies.add(reply(in));
+            }
+            return replies;
         }
     }
 
@@ -38,8 +51,13 @@ final class RedisCli {
 
     /** Sends the command to a cluster node given as "host:port". */
     static Object callNode(String node, String... args) throws IOException {
+        return callNodeAll(node, List.<String[]>of(args)).get(0);
+    }
+
+    /** Sends several commands on one connection to a cluster node given as "host:port". */
+    static List<Object> callNodeAll(String node, List<String[]> commands) throws IOException {
         int colon = node.lastIndexOf(':');
-        return call(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)), args);
+        return callAll(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)), commands);
     }
 
     /** True if the server answers PING; false on any connection or protocol failure. */

@@ -52,8 +52,11 @@ class TestRedisSentinelTest {
         String replicaAddress = replica.get(0) + ":" + replica.get(1);
 
         String key = "sentinel-test:" + UUID.randomUUID();
-        assertThat(RedisCli.callNode(master, "SET", key, "v", "EX", "60")).isEqualTo("OK");
-        assertThat(RedisCli.callNode(master, "WAIT", "1", "2000")).isEqualTo(1L);
+        // On one connection: WAIT waits only for this client's own writes.
+        List<Object> replies = RedisCli.callNodeAll(master, List.of(new String[] { "SET", key, "v", "EX", "60" },
+                new String[] { "WAIT", "1", "2000" }));
+        assertThat(replies.get(0)).isEqualTo("OK");
+        assertThat(replies.get(1)).isEqualTo(1L);
         assertThat(RedisCli.callNode(replicaAddress, "GET", key)).isEqualTo("v");
         assertThatThrownBy(() -> RedisCli.callNode(replicaAddress, "SET", key, "w")).hasMessageContaining("READONLY");
     }
@@ -85,8 +88,11 @@ class TestRedisSentinelTest {
         try {
             String master = setup.master();
             String replica = servers.get(1).host() + ":" + servers.get(1).port();
-            assertThat(RedisCli.callNode(master, "SET", "counter", "7")).isEqualTo("OK");
-            assertThat(RedisCli.callNode(master, "WAIT", "1", "2000")).isEqualTo(1L);
+            // On one connection: WAIT waits only for this client's own writes.
+            List<Object> replies = RedisCli.callNodeAll(master, List.of(new String[] { "SET", "counter", "7" },
+                    new String[] { "WAIT", "1", "2000" }));
+            assertThat(replies.get(0)).isEqualTo("OK");
+            assertThat(replies.get(1)).isEqualTo(1L);
 
             long began = System.nanoTime();
             setup.killMaster();
