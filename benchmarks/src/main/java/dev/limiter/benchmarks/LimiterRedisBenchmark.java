@@ -1,0 +1,126 @@
+package dev.limiter.benchmarks;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.limiter.Algorithm;
+import dev.limiter.RateLimiter;
+import dev.limiter.RedisRateLimiterFactory;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Limiter on Redis: through its public API ({@link RedisRateLimiterFactory} on a
+ * {@link StringRedisTemplate} over Lettuce, then {@code tryAcquire}), or through an annotated method
+ * of a Spring Boot application. Optionally with the local deny cache, when this build of Limiter has one.
+ */
+@State(Scope.Benchmark)
+public class LimiterRedisBenchmark {
+
+    /** How the application reaches the limiter. */
+    public enum Path {
+        /** {@code RedisRateLimiterFactory.create(...).tryAcquire(key)}. */
+        API,
+        /** A {@code @RateLimited} method of a bean, limits from properties. */
+        ANNOTATED
+    }
+
+    /** Keys the local deny cache holds, when enabled. */
+    static final int DENY_CACHE_KEYS = 10_000;
+
+    @Param
+    public Algorithm algorithm;
+
+    @Param
+    public Workload workload;
+
+    @Param
+    public Path path;
+
+    @Param("false")
+    public boolean denyCache;
+
+    private Decider decider;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @Setup(Level.Trial)
+    public void setUp(Tally tally) {
+        BenchRedis redis = BenchRedis.get();
+        if (path == Path.ANNOTATED) {
+            if (denyCache) {
+                throw new IllegalArgumentException("the deny cache is measured through the public API only");
+            }
+            AnnotatedApp app = AnnotatedApp.onRedis(redis, algorithm, workload);
+            resources.add(app);
+            decider = app::call;
+        }
+        else {
+            StringRedisTemplate template = redis.template();
+            resources.add(((LettuceConnectionFactory) template.getConnectionFactory())::destroy);
+            RedisRateLimiterFactory factory = new RedisRateLimiterFactory(template);
+            if (denyCache) {
+                factory = withLocalDenyCache(factory);
+            }
+            factory.warmUp();
+            resources.add(factory::close);
+            RateLimiter limiter = factory.create(workload.limiterName(), workload.config(algorithm));
+            decider = key -> limiter.tryAcquire(key).allowed();
+        }
+        tally.watchRedis();
+    }
+
+    @Benchmark
+    public boolean decide(Tally tally) {
+        boolean allowed = decider.decide(workload.nextKey());
+        tally.count(allowed);
+        return allowed;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        for (AutoCloseable resource : resources) {
+            resource.close();
+        }
+    }
+
+    /**
+     * Whether this build of Limiter has {@code RedisRateLimiterFactory.withLocalDenyCache(int)}. Looked up
+     * by reflection so the benchmarks build against a Limiter without it, and report it as not available.
+     */
+    static boolean denyCacheAvailable() {
+        return denyCacheMethod() != null;
+    }
+
+    private static Method denyCacheMethod() {
+        try {
+            return RedisRateLimiterFactory.class.getMethod("withLocalDenyCache", int.class);
+        }
+        catch (NoSuchMethodException ex) {
+            return null;
+        }
+    }
+
+    private static RedisRateLimiterFactory withLocalDenyCache(RedisRateLimiterFactory factory) {
+        Method method = denyCacheMethod();
+        if (method == null) {
+            throw new IllegalStateException("RedisRateLimiterFactory.withLocalDenyCache(int) is not in this build of Limiter");
+        }
+        try {
+            return (RedisRateLimiterFactory) method.invoke(factory, DENY_CACHE_KEYS);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new IllegalStateException("withLocalDenyCache failed", ex);
+        }
+    }
+}
