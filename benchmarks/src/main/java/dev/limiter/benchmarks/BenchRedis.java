@@ -75,6 +75,17 @@ final class BenchRedis {
         return admin.sync().info(section);
     }
 
+    /** CPU seconds Redis has used (user and system, all its threads), from INFO cpu. */
+    double cpuSeconds() {
+        double total = 0;
+        for (String line : info("cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                total += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return total;
+    }
+
     void resetStats() {
         admin.sync().configResetstat();
     }

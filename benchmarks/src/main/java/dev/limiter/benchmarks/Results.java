@@ -14,8 +14,18 @@ import dev.limiter.Algorithm;
 final class Results {
 
     /** The counts of {@link Tally} over the measured iterations. */
-    record Counted(double seconds, long calls, long allowed, double saturatedSeconds, long saturatedAllowed, long scriptCalls,
-            long scriptUsec, boolean redis) {
+    record Counted(double seconds, long calls, long allowed, double saturatedSeconds, long saturatedAllowed, long cpuNanos,
+            long scriptCalls, long scriptUsec, long redisCpuMicros, boolean redis) {
+
+        /** CPU the client's JVM used per decision, in microseconds. */
+        double clientCpuMicros() {
+            return cpuNanos / 1e3 / calls;
+        }
+
+        /** CPU Redis used per decision, in microseconds. */
+        double redisCpuMicrosPerDecision() {
+            return (double) redisCpuMicros / calls;
+        }
 
         /** Admitted per second from the first rejection on (see {@link Tally}); NaN if nothing was rejected. */
         double admittedPerSecond() {
@@ -84,8 +94,9 @@ final class Results {
                     boolean redis = fields.containsKey("scriptCalls");
                     found = new Counted(Long.parseLong(fields.get("nanos")) / 1e9, Long.parseLong(fields.get("calls")),
                             Long.parseLong(fields.get("allowed")), Long.parseLong(fields.get("saturatedNanos")) / 1e9,
-                            Long.parseLong(fields.get("saturatedAllowed")), redis ? Long.parseLong(fields.get("scriptCalls")) : 0,
-                            redis ? Long.parseLong(fields.get("scriptUsec")) : 0, redis);
+                            Long.parseLong(fields.get("saturatedAllowed")), Long.parseLong(fields.get("cpuNanos")),
+                            redis ? Long.parseLong(fields.get("scriptCalls")) : 0, redis ? Long.parseLong(fields.get("scriptUsec")) : 0,
+                            redis ? Long.parseLong(fields.get("redisCpuMicros")) : 0, redis);
                 }
             }
             return found;

@@ -2,6 +2,7 @@ package dev.limiter.benchmarks;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +44,14 @@ public class Tally {
     private long startAllowed;
 
     private BenchRedis.CommandStats startStats;
+
+    private long startCpuNanos;
+
+    private double startRedisCpuSeconds;
+
+    private long cpuNanos;
+
+    private double redisCpuSeconds;
 
     private long nanos;
 
@@ -97,7 +106,9 @@ public class Tally {
         }
         if (watchRedis) {
             startStats = BenchRedis.get().commandStats();
+            startRedisCpuSeconds = BenchRedis.get().cpuSeconds();
         }
+        startCpuNanos = processCpuNanos();
         startCalls = calls.sum();
         startAllowed = allowed.sum();
         firstRejectionNanos = 0;
@@ -113,6 +124,7 @@ public class Tally {
         measuring = false;
         long end = System.nanoTime();
         nanos += end - startNanos;
+        cpuNanos += processCpuNanos() - startCpuNanos;
         measuredCalls += calls.sum() - startCalls;
         measuredAllowed += allowed.sum() - startAllowed;
         if (firstRejectionNanos != 0) {
@@ -123,10 +135,17 @@ public class Tally {
             BenchRedis.CommandStats stats = BenchRedis.get().commandStats();
             scriptCalls += stats.scriptCalls() - startStats.scriptCalls();
             scriptUsec += stats.scriptUsec() - startStats.scriptUsec();
+            redisCpuSeconds += BenchRedis.get().cpuSeconds() - startRedisCpuSeconds;
         }
         if (++measured == benchmark.getMeasurement().getCount()) {
             report(benchmark);
         }
+    }
+
+    /** CPU time of this JVM, all threads: what the client costs the machine, whatever else runs on it. */
+    private static long processCpuNanos() {
+        return (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
+                ? os.getProcessCpuTime() : 0;
     }
 
     private void report(BenchmarkParams benchmark) {
@@ -136,9 +155,11 @@ public class Tally {
             .append(" calls=").append(measuredCalls)
             .append(" allowed=").append(measuredAllowed)
             .append(" saturatedNanos=").append(saturatedNanos)
-            .append(" saturatedAllowed=").append(saturatedAllowed);
+            .append(" saturatedAllowed=").append(saturatedAllowed)
+            .append(" cpuNanos=").append(cpuNanos);
         if (watchRedis) {
-            line.append(" scriptCalls=").append(scriptCalls).append(" scriptUsec=").append(scriptUsec);
+            line.append(" scriptCalls=").append(scriptCalls).append(" scriptUsec=").append(scriptUsec)
+                .append(" redisCpuMicros=").append(Math.round(redisCpuSeconds * 1e6));
         }
         String out = System.getProperty("bench.tally");
         if (out == null) {
