@@ -40,11 +40,14 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final DecisionListener listener;
 
+    /** Rejections remembered until their retry-after; null when the factory has no deny cache. */
+    private final LocalDenyCache denyCache;
+
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
     RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener) {
+            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener, LocalDenyCache denyCache) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.redis = redis;
@@ -57,6 +60,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.policy = policy;
         this.fallback = fallback;
         this.listener = listener;
+        this.denyCache = denyCache;
     }
 
     private static String[] argsTemplate(RateLimiterConfig config) {
@@ -106,6 +110,13 @@ final class RedisRateLimiter implements RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
+        if (denyCache != null) {
+            Decision remembered = denyCache.rejection(redisKey, permits);
+            if (remembered != null) {
+                listener.onDecision(this, remembered, DecisionSource.LOCAL_DENY_CACHE, -1);
+                return remembered;
+            }
+        }
         Object[] args = argsTemplate.clone();
         // Empty time: the script reads Redis TIME, so application clocks never matter.
         args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
@@ -126,6 +137,9 @@ final class RedisRateLimiter implements RateLimiter {
         long redisNanos = System.nanoTime() - start;
         Decision decision = Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
                 number(reply, 5), number(reply, 6));
+        if (denyCache != null && decision.rejected()) {
+            denyCache.remember(redisKey, permits, decision);
+        }
         listener.onDecision(this, decision, DecisionSource.REDIS, redisNanos);
         return decision;
     }

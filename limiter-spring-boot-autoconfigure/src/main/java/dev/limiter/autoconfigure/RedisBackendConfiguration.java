@@ -57,6 +57,14 @@ class RedisBackendConfiguration {
         factory = factory.withProbeInterval(redis.getProbeInterval())
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
+        LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();
+        if (denyCache.isEnabled()) {
+            if (denyCache.getMaxKeys() < 1) {
+                throw new LimiterConfigurationException("limiter.local-deny-cache.max-keys", denyCache.getMaxKeys(),
+                        "The local deny cache must hold at least one key", "Set it to a positive number, such as 10000");
+            }
+            factory = factory.withLocalDenyCache(denyCache.getMaxKeys());
+        }
         // Connect and load the scripts at startup rather than in the first requests.
         factory.warmUp();
         return factory;
