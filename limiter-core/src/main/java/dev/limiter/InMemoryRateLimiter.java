@@ -70,7 +70,7 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
             }
             return (step.state() != null) ? new Entry<>(step.state(), now + step.ttlMicros()) : null;
         });
-        listener.onDecision(this, decision[0], DecisionSource.MEMORY, -1);
+        listener.onDecision(this, decision[0], -1);
         return decision[0];
     }
 

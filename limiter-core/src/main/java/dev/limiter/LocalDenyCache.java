@@ -64,7 +64,7 @@ final class LocalDenyCache {
         Duration elapsed = Duration.ofNanos(Math.max(0, now - denial.atMicros()) * 1_000L);
         Duration reset = decision.resetAfter().minus(elapsed);
         return new Decision(false, decision.limit(), decision.remaining(), reset.isNegative() ? Duration.ZERO : reset,
-                Duration.ofNanos(left * 1_000L), Duration.ZERO, decision.violatedLimit());
+                Duration.ofNanos(left * 1_000L), Duration.ZERO, decision.violatedLimit(), DecisionSource.LOCAL_DENY_CACHE);
     }
 
     /** Remembers a rejection Redis just gave, unless it can never pass or may pass at once. */

@@ -113,7 +113,7 @@ final class RedisRateLimiter implements RateLimiter {
         if (denyCache != null) {
             Decision remembered = denyCache.rejection(redisKey, permits);
             if (remembered != null) {
-                listener.onDecision(this, remembered, DecisionSource.LOCAL_DENY_CACHE, -1);
+                listener.onDecision(this, remembered, -1);
                 return remembered;
             }
         }
@@ -136,11 +136,11 @@ final class RedisRateLimiter implements RateLimiter {
         }
         long redisNanos = System.nanoTime() - start;
         Decision decision = Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
-                number(reply, 5), number(reply, 6));
+                number(reply, 5), number(reply, 6), DecisionSource.REDIS);
         if (denyCache != null && decision.rejected()) {
             denyCache.remember(redisKey, permits, decision);
         }
-        listener.onDecision(this, decision, DecisionSource.REDIS, redisNanos);
+        listener.onDecision(this, decision, redisNanos);
         return decision;
     }
 
@@ -148,11 +148,11 @@ final class RedisRateLimiter implements RateLimiter {
     private Decision withoutRedis(String key, long permits) {
         long capacity = config.capacity(0);
         Decision decision = switch (policy) {
-            case LOCAL -> fallback.tryAcquire(key, permits);
-            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0);
-            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0);
+            case LOCAL -> fallback.tryAcquire(key, permits).from(DecisionSource.LOCAL_FALLBACK);
+            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
+            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, DecisionSource.FAILURE_POLICY);
         };
-        listener.onDecision(this, decision, (policy == FailurePolicy.LOCAL) ? DecisionSource.LOCAL_FALLBACK : DecisionSource.FAILURE_POLICY, -1);
+        listener.onDecision(this, decision, -1);
         return decision;
     }
 

@@ -61,7 +61,8 @@ final class Verdict {
             }
             resetAfter = Math.max(resetAfter, reset[i]);
         }
-        return Decision.of(config, allowed ? 1 : 0, reported + 1, remaining[reported], resetAfter, retryAfter, violated, waitFor);
+        return Decision.of(config, allowed ? 1 : 0, reported + 1, remaining[reported], resetAfter, retryAfter, violated, waitFor,
+                DecisionSource.MEMORY);
     }
 
     /** How long the state matters: until every limit is whole again. */

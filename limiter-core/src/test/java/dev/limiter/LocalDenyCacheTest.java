@@ -24,7 +24,7 @@ class LocalDenyCacheTest {
     RedisRateLimiterFactory factory(int maxKeys) {
         return new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(TestRedisSupport.uniquePrefix())
             .withClock(clock)
-            .withListener((limiter, decision, source, redisNanos) -> sources.add(source))
+            .withListener((limiter, decision, redisNanos) -> sources.add(decision.source()))
             .withLocalDenyCache(maxKeys);
     }
 
