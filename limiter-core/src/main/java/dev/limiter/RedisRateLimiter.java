@@ -3,6 +3,7 @@ package dev.limiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -117,13 +118,10 @@ final class RedisRateLimiter implements RateLimiter {
                 return remembered;
             }
         }
-        Object[] args = argsTemplate.clone();
-        // Empty time: the script reads Redis TIME, so application clocks never matter.
-        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
-        args[1] = Long.toString(permits);
         if (!availability.available()) {
             return withoutRedis(key, permits);
         }
+        Object[] args = args(permits);
         List<?> reply;
         long start = System.nanoTime();
         try {
@@ -135,13 +133,43 @@ final class RedisRateLimiter implements RateLimiter {
             return withoutRedis(key, permits);
         }
         long redisNanos = System.nanoTime() - start;
-        Decision decision = Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
-                number(reply, 5), number(reply, 6), DecisionSource.REDIS);
+        Decision decision = decision(reply);
         if (denyCache != null && decision.rejected()) {
             denyCache.remember(redisKey, permits, decision);
         }
         listener.onDecision(this, decision, redisNanos);
         return decision;
+    }
+
+    /** The script's arguments for a request of {@code permits}. */
+    private Object[] args(long permits) {
+        Object[] args = argsTemplate.clone();
+        // Empty time: the script reads Redis TIME, so application clocks never matter.
+        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
+        args[1] = Long.toString(permits);
+        return args;
+    }
+
+    @Override
+    public Quota quota(String key) {
+        if (availability.available()) {
+            try {
+                // No permits: the script decides nothing and writes nothing; its reply is the quota.
+                return Quota.of(decision(redis.execute(script, List.of(redisKey(key)), args(0))));
+            }
+            catch (RuntimeException ex) {
+                availability.failed(ex);
+            }
+        }
+        long capacity = config.capacity(0);
+        return switch (policy) {
+            case LOCAL -> {
+                Quota local = fallback.quota(key);
+                yield new Quota(local.limit(), local.remaining(), local.resetAfter(), DecisionSource.LOCAL_FALLBACK);
+            }
+            case ALLOW -> new Quota(capacity, capacity, Duration.ZERO, DecisionSource.FAILURE_POLICY);
+            case DENY -> new Quota(capacity, 0, Duration.ZERO, DecisionSource.FAILURE_POLICY);
+        };
     }
 
     /** The decision of the failure policy, while Redis fails. */
@@ -159,6 +187,12 @@ final class RedisRateLimiter implements RateLimiter {
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
         return policy;
+    }
+
+    /** The decision of a script's reply (see lib.lua). */
+    private Decision decision(List<?> reply) {
+        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
+                number(reply, 6), DecisionSource.REDIS);
     }
 
     private static long number(List<?> reply, int index) {
