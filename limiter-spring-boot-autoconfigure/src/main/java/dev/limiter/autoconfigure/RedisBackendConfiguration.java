@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.time.Duration;
 
+import dev.limiter.DecisionListener;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RedisRateLimiterFactory;
@@ -35,7 +36,7 @@ class RedisBackendConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(RateLimiterFactory.class)
     RedisRateLimiterFactory redisRateLimiterFactory(LimiterRedisConnection connection, LimiterProperties properties,
-            ObjectProvider<LimiterClock> clock) {
+            ObjectProvider<LimiterClock> clock, ObjectProvider<DecisionListener> listeners) {
         LimiterProperties.Redis redis = properties.getRedis();
         positive(redis.getProbeInterval(), "limiter.redis.probe-interval", "250ms");
         if (redis.getExpectedInstances() < 1) {
@@ -54,7 +55,8 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
-        factory = factory.withProbeInterval(redis.getProbeInterval())
+        factory = factory.withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
+            .withProbeInterval(redis.getProbeInterval())
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
         LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();
