@@ -2,6 +2,7 @@ package dev.limiter;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.Objects;
 
 /**
  * The answer of a rate limiter to one request: whether it may proceed, and how the quota stands
@@ -18,9 +19,12 @@ import java.time.temporal.ChronoUnit;
  * @param waitFor for an allowed request of a limiter with max-wait, how long the caller must wait
  *     before proceeding; {@link Duration#ZERO} otherwise
  * @param violatedLimit for a rejected request, the limit that rejected it; null when allowed
+ * @param source what made the decision: Redis, memory, the local deny cache, or a failure policy
+ *     while Redis fails. Not compared by {@link #equals}: two decisions are equal when they decide
+ *     the same, wherever they were made.
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter, Duration waitFor,
-        LimitSpec violatedLimit) {
+        LimitSpec violatedLimit, DecisionSource source) {
 
     /** Retry-after of a request that can never pass, because it costs more than the capacity. */
     public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -33,11 +37,38 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
                 || waitFor.isNegative()) {
             throw new IllegalArgumentException("resetAfter, retryAfter and waitFor must be zero or positive");
         }
+        if (source == null) {
+            throw new IllegalArgumentException("source must not be null");
+        }
     }
 
-    /** A decision of a single limit, without waiting. */
+    /** A decision made in memory. */
+    public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter, Duration waitFor,
+            LimitSpec violatedLimit) {
+        this(allowed, limit, remaining, resetAfter, retryAfter, waitFor, violatedLimit, DecisionSource.MEMORY);
+    }
+
+    /** A decision of a single limit, without waiting, made in memory. */
     public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
         this(allowed, limit, remaining, resetAfter, retryAfter, Duration.ZERO, null);
+    }
+
+    /** The same decision, made by {@code source}. */
+    Decision from(DecisionSource source) {
+        return new Decision(allowed, limit, remaining, resetAfter, retryAfter, waitFor, violatedLimit, source);
+    }
+
+    /** Equal when everything but the {@link #source} is. */
+    @Override
+    public boolean equals(Object other) {
+        return this == other || other instanceof Decision that && allowed == that.allowed && limit == that.limit && remaining == that.remaining
+                && resetAfter.equals(that.resetAfter) && retryAfter.equals(that.retryAfter) && waitFor.equals(that.waitFor)
+                && Objects.equals(violatedLimit, that.violatedLimit);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(allowed, limit, remaining, resetAfter, retryAfter, waitFor, violatedLimit);
     }
 
     /** Whether the request was rejected. */
@@ -56,9 +87,9 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
      * limit (1-based, 0: none), wait; times in microseconds.
      */
     static Decision of(RateLimiterConfig config, long allowed, long reported, long remaining, long resetAfter, long retryAfter,
-            long violated, long waitFor) {
+            long violated, long waitFor, DecisionSource source) {
         return new Decision(allowed == 1, config.capacity((int) reported - 1), Math.max(0, remaining),
                 RateLimiterConfig.micros(Math.max(0, resetAfter)), retryAfter < 0 ? NEVER : RateLimiterConfig.micros(retryAfter),
-                RateLimiterConfig.micros(waitFor), violated > 0 ? config.limits().get((int) violated - 1) : null);
+                RateLimiterConfig.micros(waitFor), violated > 0 ? config.limits().get((int) violated - 1) : null, source);
     }
 }

@@ -8,14 +8,14 @@ package dev.limiter;
 public interface DecisionListener {
 
     /** A listener that does nothing. */
-    DecisionListener NONE = (limiter, decision, source, redisNanos) -> {
+    DecisionListener NONE = (limiter, decision, redisNanos) -> {
     };
 
     /**
      * @param limiter the deciding limiter
-     * @param decision its decision
-     * @param source what decided: Redis, memory, or (while Redis fails) the failure policy
+     * @param decision its decision, with {@link Decision#source() what made it}: Redis, memory, the
+     *     local deny cache, or (while Redis fails) the failure policy
      * @param redisNanos how long the Redis round trip took, or -1 when Redis was not asked
      */
-    void onDecision(RateLimiter limiter, Decision decision, DecisionSource source, long redisNanos);
+    void onDecision(RateLimiter limiter, Decision decision, long redisNanos);
 }

@@ -6,6 +6,12 @@ public enum DecisionSource {
     /** The algorithm's script in Redis. */
     REDIS,
 
+    /**
+     * A rejection Redis gave earlier for the same key, remembered in this process until its
+     * retry-after (the local deny cache), so Redis was not asked.
+     */
+    LOCAL_DENY_CACHE,
+
     /** The in-memory backend. */
     MEMORY,
 

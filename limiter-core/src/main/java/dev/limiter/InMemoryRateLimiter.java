@@ -70,8 +70,18 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
             }
             return (step.state() != null) ? new Entry<>(step.state(), now + step.ttlMicros()) : null;
         });
-        listener.onDecision(this, decision[0], DecisionSource.MEMORY, -1);
+        listener.onDecision(this, decision[0], -1);
         return decision[0];
+    }
+
+    @Override
+    public Quota quota(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        Entry<S> entry = states.getIfPresent(key);
+        // No permits: the twin decides nothing and changes nothing; its reply is the quota.
+        return Quota.of(twin.apply((entry != null) ? entry.state() : null, config, clock.nowMicros(), 0).decision());
     }
 
     /** Number of keys held, after expired ones are dropped. For tests and metrics. */

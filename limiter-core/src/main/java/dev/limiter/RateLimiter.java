@@ -33,6 +33,15 @@ public interface RateLimiter {
      */
     Decision tryAcquire(String key, long permits);
 
+    /**
+     * How the quota of {@code key} stands now, without taking a permit or changing anything: for
+     * dashboards and the actuator endpoint, not for deciding (a decision must take its permits in
+     * the same step that checks them).
+     *
+     * @param key the subject limited
+     */
+    Quota quota(String key);
+
     /** Tries to take one permit for {@code key}. */
     default Decision tryAcquire(String key) {
         return tryAcquire(key, 1);

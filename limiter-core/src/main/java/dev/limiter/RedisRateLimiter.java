@@ -3,6 +3,7 @@ package dev.limiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -40,11 +41,14 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final DecisionListener listener;
 
+    /** Rejections remembered until their retry-after; null when the factory has no deny cache. */
+    private final LocalDenyCache denyCache;
+
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
     RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener) {
+            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener, LocalDenyCache denyCache) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.redis = redis;
@@ -57,6 +61,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.policy = policy;
         this.fallback = fallback;
         this.listener = listener;
+        this.denyCache = denyCache;
     }
 
     private static String[] argsTemplate(RateLimiterConfig config) {
@@ -106,13 +111,17 @@ final class RedisRateLimiter implements RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
-        Object[] args = argsTemplate.clone();
-        // Empty time: the script reads Redis TIME, so application clocks never matter.
-        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
-        args[1] = Long.toString(permits);
+        if (denyCache != null) {
+            Decision remembered = denyCache.rejection(redisKey, permits);
+            if (remembered != null) {
+                listener.onDecision(this, remembered, -1);
+                return remembered;
+            }
+        }
         if (!availability.available()) {
             return withoutRedis(key, permits);
         }
+        Object[] args = args(permits);
         List<?> reply;
         long start = System.nanoTime();
         try {
@@ -124,27 +133,66 @@ final class RedisRateLimiter implements RateLimiter {
             return withoutRedis(key, permits);
         }
         long redisNanos = System.nanoTime() - start;
-        Decision decision = Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
-                number(reply, 5), number(reply, 6));
-        listener.onDecision(this, decision, DecisionSource.REDIS, redisNanos);
+        Decision decision = decision(reply);
+        if (denyCache != null && decision.rejected()) {
+            denyCache.remember(redisKey, permits, decision);
+        }
+        listener.onDecision(this, decision, redisNanos);
         return decision;
+    }
+
+    /** The script's arguments for a request of {@code permits}. */
+    private Object[] args(long permits) {
+        Object[] args = argsTemplate.clone();
+        // Empty time: the script reads Redis TIME, so application clocks never matter.
+        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
+        args[1] = Long.toString(permits);
+        return args;
+    }
+
+    @Override
+    public Quota quota(String key) {
+        if (availability.available()) {
+            try {
+                // No permits: the script decides nothing and writes nothing; its reply is the quota.
+                return Quota.of(decision(redis.execute(script, List.of(redisKey(key)), args(0))));
+            }
+            catch (RuntimeException ex) {
+                availability.failed(ex);
+            }
+        }
+        long capacity = config.capacity(0);
+        return switch (policy) {
+            case LOCAL -> {
+                Quota local = fallback.quota(key);
+                yield new Quota(local.limit(), local.remaining(), local.resetAfter(), DecisionSource.LOCAL_FALLBACK);
+            }
+            case ALLOW -> new Quota(capacity, capacity, Duration.ZERO, DecisionSource.FAILURE_POLICY);
+            case DENY -> new Quota(capacity, 0, Duration.ZERO, DecisionSource.FAILURE_POLICY);
+        };
     }
 
     /** The decision of the failure policy, while Redis fails. */
     private Decision withoutRedis(String key, long permits) {
         long capacity = config.capacity(0);
         Decision decision = switch (policy) {
-            case LOCAL -> fallback.tryAcquire(key, permits);
-            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0);
-            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0);
+            case LOCAL -> fallback.tryAcquire(key, permits).from(DecisionSource.LOCAL_FALLBACK);
+            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
+            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, DecisionSource.FAILURE_POLICY);
         };
-        listener.onDecision(this, decision, (policy == FailurePolicy.LOCAL) ? DecisionSource.LOCAL_FALLBACK : DecisionSource.FAILURE_POLICY, -1);
+        listener.onDecision(this, decision, -1);
         return decision;
     }
 
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
         return policy;
+    }
+
+    /** The decision of a script's reply (see lib.lua). */
+    private Decision decision(List<?> reply) {
+        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
+                number(reply, 6), DecisionSource.REDIS);
     }
 
     private static long number(List<?> reply, int index) {

@@ -36,6 +36,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     private final DecisionListener listener;
 
+    /** Most keys the local deny cache holds; 0 when it is off. */
+    private final int denyCacheKeys;
+
+    private final LocalDenyCache denyCache;
+
     /**
      * Limiters on {@code redis} that decide in memory while it fails ({@link FailurePolicy#LOCAL},
      * one instance expected).
@@ -44,11 +49,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      *     give it a short command timeout, since a decision waits at most that long for Redis
      */
     public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE);
+        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE, 0);
     }
 
     private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock, FailurePolicy onFailure,
-            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, DecisionListener listener) {
+            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, DecisionListener listener, int denyCacheKeys) {
         if (redis == null) {
             throw new IllegalArgumentException("redis must not be null");
         }
@@ -70,11 +75,14 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.expectedInstances = expectedInstances;
         this.availability = new RedisAvailability(redis, probeInterval);
         this.listener = (listener != null) ? listener : DecisionListener.NONE;
+        this.denyCacheKeys = denyCacheKeys;
+        this.denyCache = (denyCacheKeys > 0) ? new LocalDenyCache(denyCacheKeys, clock) : null;
     }
 
     /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
     public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener,
+                denyCacheKeys);
     }
 
     /**
@@ -82,7 +90,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
      */
     public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener,
+                denyCacheKeys);
     }
 
     /**
@@ -93,18 +102,35 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * @param expectedInstances how many instances share each limit: locally, each admits its share
      */
     public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(), listener,
+                denyCacheKeys);
     }
 
     /** How often a failed Redis is pinged to find out whether it answers again. */
     public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener, denyCacheKeys);
     }
 
     /** The same factory, telling {@code listener} of every decision its limiters make, wherever it came from. */
     public RedisRateLimiterFactory withListener(DecisionListener listener) {
         return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
-                listener);
+                listener, denyCacheKeys);
+    }
+
+    /**
+     * The same factory with a local deny cache: after Redis rejects a key, this instance rejects the
+     * same request for that key locally until the retry-after Redis gave, without calling Redis. A
+     * flood on a key over its limit then costs Redis about one call per retry-after period per
+     * instance. Requests for fewer permits than the remembered rejection still ask Redis.
+     *
+     * @param maxKeys most keys remembered at once (the least recently used are forgotten first)
+     */
+    public RedisRateLimiterFactory withLocalDenyCache(int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
+        }
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener,
+                maxKeys);
     }
 
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
@@ -139,6 +165,6 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     public RateLimiter create(String name, RateLimiterConfig config) {
         FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
         RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(expectedInstances)) : null;
-        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback, listener);
+        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback, listener, denyCache);
     }
 }

@@ -24,9 +24,14 @@ final class Verdict {
     }
 
     /**
+     * @param permits permits asked for; 0 reads the quota (a verdict that changes nothing)
      * @param retry for each limit, microseconds until it admits the request (0: now)
      */
     static Verdict decide(RateLimiterConfig config, long permits, long[] retry) {
+        // Asking for no permits reads the quota: nothing is taken, nothing written.
+        if (permits == 0) {
+            return new Verdict(false, 0, 0, 0);
+        }
         for (int i = 0; i < retry.length; i++) {
             if (permits > config.capacity(i)) {
                 return new Verdict(false, 0, i + 1, -1);
@@ -61,7 +66,8 @@ final class Verdict {
             }
             resetAfter = Math.max(resetAfter, reset[i]);
         }
-        return Decision.of(config, allowed ? 1 : 0, reported + 1, remaining[reported], resetAfter, retryAfter, violated, waitFor);
+        return Decision.of(config, allowed ? 1 : 0, reported + 1, remaining[reported], resetAfter, retryAfter, violated, waitFor,
+                DecisionSource.MEMORY);
     }
 
     /** How long the state matters: until every limit is whole again. */

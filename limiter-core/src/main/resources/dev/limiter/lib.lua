@@ -3,7 +3,7 @@
 --
 -- KEYS[1]   the key's state
 -- ARGV[1]   now in microseconds, or "" to read Redis TIME
--- ARGV[2]   permits asked for
+-- ARGV[2]   permits asked for; 0 reads the quota without taking or writing anything
 -- ARGV[3]   max-wait in microseconds (0: never wait)
 -- ARGV[4]   algorithm parameter (sub-windows of sliding-window) or ""
 -- ARGV[5..] limits sorted by window: L1, W1, B1, L2, W2, B2, ...
@@ -71,6 +71,10 @@ end
 -- Combines the limits' answers: capacity[i] is the most limit i can ever grant, retry[i] the
 -- microseconds until it admits the request (0: now). Returns allowed, wait_us, violated, retry_us.
 local function decide(capacity, retry)
+  -- Asking for no permits reads the quota: nothing is taken, nothing written.
+  if permits == 0 then
+    return false, 0, 0, 0
+  end
   for i = 1, #limits do
     if permits > capacity[i] then
       return false, 0, i, -1

@@ -26,8 +26,8 @@ class DecisionListenerTest {
 
     final List<Heard> heard = new CopyOnWriteArrayList<>();
 
-    final DecisionListener listener = (limiter, decision, source, redisNanos) -> heard
-        .add(new Heard(limiter.name(), decision, source, redisNanos));
+    final DecisionListener listener = (limiter, decision, redisNanos) -> heard
+        .add(new Heard(limiter.name(), decision, decision.source(), redisNanos));
 
     final VirtualClock clock = new VirtualClock();
 
@@ -76,5 +76,16 @@ class DecisionListenerTest {
                 connections.destroy();
             }
         }
+    }
+
+    @Test
+    void aDecisionSaysWhereItWasMadeButEqualsComparesWhatItDecides() {
+        Decision memory = new Decision(true, 2, 1, Duration.ofSeconds(30), Duration.ZERO);
+        Decision redis = new Decision(true, 2, 1, Duration.ofSeconds(30), Duration.ZERO, Duration.ZERO, null, DecisionSource.REDIS);
+        assertThat(memory.source()).isEqualTo(DecisionSource.MEMORY);
+        assertThat(redis.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(redis).isEqualTo(memory).hasSameHashCodeAs(memory);
+        assertThat(redis).isNotEqualTo(new Decision(true, 2, 0, Duration.ofSeconds(30), Duration.ZERO));
+        assertThat(redis.toString()).contains("source=REDIS");
     }
 }

@@ -9,9 +9,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The one place that learns the outcome of every limited call, after the decision and before the
- * call proceeds, fails or falls back. Logs shadow rejections (at DEBUG only, since the message names
- * the user's key) and, within a servlet request, sets the RateLimit header fields of calls that
- * proceed or fall back (the 429 handler sets those of rejections); metrics will count outcomes here.
+ * call proceeds, fails or falls back. Counts it (metrics), logs shadow rejections (at DEBUG only,
+ * since the message names the user's key) and, within a servlet request, sets the RateLimit header
+ * fields of calls that proceed or fall back (the 429 handler sets those of rejections).
  */
 class DecisionOutcomes {
 
@@ -22,12 +22,26 @@ class DecisionOutcomes {
 
     private final boolean headers;
 
+    private final DecisionRecorder recorder;
+
     /**
      * @param headers whether to set the RateLimit header fields on the current servlet response
      *     (limiter.headers.enabled)
+     * @param recorder what observes decisions and counts outcomes
      */
-    DecisionOutcomes(boolean headers) {
+    DecisionOutcomes(boolean headers, DecisionRecorder recorder) {
         this.headers = headers && SERVLET_PRESENT;
+        this.recorder = recorder;
+    }
+
+    /** Decides one call of {@code method}: takes {@code permits} for {@code key}, observed. */
+    Decision decide(LimitedMethod method, String key, long permits) {
+        return recorder.decide(method.decidingLimiter(), key, permits);
+    }
+
+    /** Records a call of {@code method} that failed before its limiter could decide. */
+    void error(LimitedMethod method) {
+        recorder.countError(method.decidingLimiter());
     }
 
     /**
@@ -37,6 +51,7 @@ class DecisionOutcomes {
      * @param key the key the call was limited under
      */
     void record(LimitedMethod method, String key, Decision decision, Outcome outcome) {
+        recorder.count(method.decidingLimiter(), decision, outcome);
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
             logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "
                     + method.site() + " (limit " + decision.limit() + ", remaining " + decision.remaining() + ", violated "

@@ -20,6 +20,9 @@ final class LimitedMethod {
 
     private final RateLimiter limiter;
 
+    /** The limiter that decides, without the registry's metering: calls are counted by outcome instead. */
+    private final RateLimiter deciding;
+
     /** The target class's method, whose parameter names the expressions were checked against. */
     private final Method method;
 
@@ -53,6 +56,7 @@ final class LimitedMethod {
             ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
             FallbackMethod fallback) {
         this.limiter = limiter;
+        this.deciding = MeteredRateLimiter.unwrap(limiter);
         this.method = method;
         this.key = key;
         this.cost = cost;
@@ -72,6 +76,11 @@ final class LimitedMethod {
 
     RateLimiter limiter() {
         return limiter;
+    }
+
+    /** The limiter to decide calls with: the registry's limiter, without its metering. */
+    RateLimiter decidingLimiter() {
+        return deciding;
     }
 
     /** Where the limit is declared, such as "@RateLimited on OrderService.list(User)", for messages. */

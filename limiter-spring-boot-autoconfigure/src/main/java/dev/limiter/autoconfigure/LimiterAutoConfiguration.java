@@ -27,8 +27,13 @@ public final class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimiterRegistry rateLimiterRegistry(RateLimiterFactory rateLimiterFactory) {
-        return new RateLimiterRegistry(rateLimiterFactory);
+    RateLimiterRegistry rateLimiterRegistry(RateLimiterFactory rateLimiterFactory, ObjectProvider<DecisionRecorder> recorder) {
+        DecisionRecorder metrics = recorder.getIfAvailable();
+        if (metrics == null) {
+            return new RateLimiterRegistry(rateLimiterFactory);
+        }
+        // Limiters the application calls directly are observed and counted too.
+        return new RateLimiterRegistry((name, config) -> new MeteredRateLimiter(rateLimiterFactory.create(name, config), metrics));
     }
 
     @Bean
@@ -40,8 +45,8 @@ public final class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DecisionOutcomes limiterDecisionOutcomes(LimiterProperties properties) {
-        return new DecisionOutcomes(properties.getHeaders().isEnabled());
+    DecisionOutcomes limiterDecisionOutcomes(LimiterProperties properties, ObjectProvider<DecisionRecorder> recorder) {
+        return new DecisionOutcomes(properties.getHeaders().isEnabled(), recorder.getIfAvailable(() -> DecisionRecorder.NONE));
     }
 
     @Bean

@@ -2,9 +2,12 @@ package dev.limiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
@@ -29,6 +32,13 @@ final class LimiterDefinitions {
 
     /** Where each limiter was first defined, to name both sides of a conflict. */
     private final Map<String, String> origins = new ConcurrentHashMap<>();
+
+    /** The annotations that use each limiter, and where: the sources of the values YAML leaves out. */
+    private final Map<String, List<Use>> uses = new ConcurrentHashMap<>();
+
+    /** An annotation using a limiter, at a site such as "@RateLimited on A.m()". */
+    record Use(RateLimited annotation, String site) {
+    }
 
     LimiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry) {
         this.properties = properties;
@@ -81,6 +91,9 @@ final class LimiterDefinitions {
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
     RateLimiter limiterFor(String name, RateLimited annotation, String site) {
+        if (annotation != null) {
+            uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(new Use(annotation, site));
+        }
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         Algorithm algorithm = algorithm(configured, annotation);
         List<LimitSpec> limits = limits(name, algorithm, configured, annotation, site);
@@ -109,6 +122,56 @@ final class LimiterDefinitions {
             return configured.getShadow();
         }
         return annotation != null && annotation.shadow();
+    }
+
+    /** Where each site that uses limiter {@code name} declares it, in the order they were found. */
+    List<String> sites(String name) {
+        return uses.getOrDefault(name, List.of()).stream().map(Use::site).toList();
+    }
+
+    /**
+     * Where each value of limiter {@code name} comes from, by attribute (algorithm, limit, window,
+     * burst, limits, sub-windows, max-wait, on-redis-failure, shadow): the property that sets it,
+     * the annotation that does, or "default". Values set nowhere and not applicable are left out.
+     */
+    Map<String, String> sources(String name) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        List<Use> annotated = uses.getOrDefault(name, List.of());
+        Map<String, String> sources = new LinkedHashMap<>();
+        source(sources, name, "algorithm", configured != null && configured.getAlgorithm() != null, annotated, (a) -> true);
+        boolean configuredList = configured != null && !configured.getLimits().isEmpty();
+        if (configuredList || annotated.stream().anyMatch((use) -> use.annotation().limits().length > 0)) {
+            source(sources, name, "limits", configuredList, annotated, (a) -> a.limits().length > 0);
+        }
+        else {
+            source(sources, name, "limit", configured != null && configured.getLimit() != null, annotated, (a) -> a.limit() != 0);
+            source(sources, name, "window", configured != null && configured.getWindow() != null, annotated, (a) -> !a.window().isBlank());
+            source(sources, name, "burst", configured != null && configured.getBurst() != null, annotated, (a) -> a.burst() != 0);
+        }
+        source(sources, name, "sub-windows", configured != null && configured.getSubWindows() != null, annotated, (a) -> a.subWindows() != 0);
+        source(sources, name, "max-wait", configured != null && configured.getMaxWait() != null, annotated, (a) -> !a.maxWait().isBlank());
+        sources.put("on-redis-failure", (configured != null && configured.getOnRedisFailure() != null) ? property(name, "on-redis-failure")
+                : "limiter.on-redis-failure");
+        source(sources, name, "shadow", configured != null && configured.getShadow() != null, annotated, RateLimited::shadow);
+        return sources;
+    }
+
+    private static void source(Map<String, String> sources, String name, String attribute, boolean configured, List<Use> annotated,
+            Predicate<RateLimited> sets) {
+        if (configured) {
+            sources.put(attribute, property(name, attribute));
+            return;
+        }
+        sources.put(attribute, annotated.stream().filter((use) -> sets.test(use.annotation())).map(Use::site).findFirst().orElse("default"));
+    }
+
+    /** Whether limiter {@code name} is in shadow mode: by configuration, else for any annotation that says so. */
+    boolean shadow(String name) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        if (configured != null && configured.getShadow() != null) {
+            return configured.getShadow();
+        }
+        return uses.getOrDefault(name, List.of()).stream().anyMatch((use) -> use.annotation().shadow());
     }
 
     private RateLimiter register(String name, RateLimiterConfig config, String site) {

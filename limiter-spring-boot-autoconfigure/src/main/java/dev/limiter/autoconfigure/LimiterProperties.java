@@ -52,6 +52,8 @@ public class LimiterProperties {
 
     private final Headers headers = new Headers();
 
+    private final LocalDenyCache localDenyCache = new LocalDenyCache();
+
     /**
      * What happens when a key expression yields null or empty text: 'reject' (the call fails, 400
      * over HTTP), 'skip' (not limited) or 'shared' (one key for all such calls).
@@ -108,6 +110,10 @@ public class LimiterProperties {
 
     public Headers getHeaders() {
         return headers;
+    }
+
+    public LocalDenyCache getLocalDenyCache() {
+        return localDenyCache;
     }
 
     public MissingKeyPolicy getOnMissingKey() {
@@ -323,6 +329,39 @@ public class LimiterProperties {
     }
 
     /** HTTP header fields announcing limits to clients. */
+    /**
+     * Rejections Redis gave, remembered in this instance until their retry-after, so that a flood on
+     * a key over its limit does not reach Redis with every request.
+     */
+    public static class LocalDenyCache {
+
+        /**
+         * Whether a key Redis rejected is rejected locally, without a call to Redis, until the
+         * retry-after of that rejection.
+         */
+        private boolean enabled = false;
+
+        /** Most keys remembered at once; the least recently used are forgotten first. */
+        private int maxKeys = 10_000;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getMaxKeys() {
+            return maxKeys;
+        }
+
+        public void setMaxKeys(int maxKeys) {
+            this.maxKeys = maxKeys;
+        }
+
+    }
+
     public static class Headers {
 
         /**

@@ -1,5 +1,6 @@
 package dev.limiter.autoconfigure;
 
+import dev.limiter.DecisionListener;
 import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
@@ -16,12 +17,13 @@ class MemoryBackendConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(RateLimiterFactory.class)
-    InMemoryRateLimiterFactory inMemoryRateLimiterFactory(LimiterProperties properties, ObjectProvider<LimiterClock> clock) {
+    InMemoryRateLimiterFactory inMemoryRateLimiterFactory(LimiterProperties properties, ObjectProvider<LimiterClock> clock,
+            ObjectProvider<DecisionListener> listeners) {
         if (properties.getBackend() == Backend.REDIS) {
             throw new LimiterConfigurationException("limiter.backend", "redis", "No RedisConnectionFactory is configured",
                     "Add spring-boot-starter-data-redis and set spring.data.redis.host/port, or set limiter.backend=auto or memory");
         }
-        return inMemory(properties, clock.getIfAvailable());
+        return inMemory(properties, clock.getIfAvailable()).withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()));
     }
 
     static InMemoryRateLimiterFactory inMemory(LimiterProperties properties, LimiterClock clock) {

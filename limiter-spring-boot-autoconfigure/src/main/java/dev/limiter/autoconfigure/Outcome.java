@@ -1,6 +1,6 @@
 package dev.limiter.autoconfigure;
 
-/** What became of one limited call; the tag value is the {@code outcome} metrics will count under. */
+/** What became of one limited call; the tag value is the {@code outcome} of metric {@code limiter.decisions}. */
 enum Outcome {
 
     /** The limiter admitted the call. */
@@ -13,7 +13,10 @@ enum Outcome {
     SHADOW_REJECTED("shadow_rejected"),
 
     /** The limiter rejected the call and its fallback method answered instead. */
-    FALLBACK("fallback");
+    FALLBACK("fallback"),
+
+    /** The call could not be decided, such as when its key expression failed; it failed too. */
+    ERROR("error");
 
     private final String tag;
 

@@ -39,14 +39,24 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         Object[] args = invocation.getArguments();
-        EvaluationContext context = limited.context(args, target);
-        String key = limited.key(context);
+        DecisionOutcomes outcomes = prepared.outcomes();
+        String key;
+        long cost;
+        try {
+            EvaluationContext context = limited.context(args, target);
+            key = limited.key(context);
+            cost = (key != null) ? limited.cost(context) : 0;
+        }
+        catch (RuntimeException ex) {
+            outcomes.error(limited);
+            throw ex;
+        }
         if (key == null) {
             return invocation.proceed();
         }
-        Decision decision = limited.limiter().tryAcquire(key, limited.cost(context));
+        Decision decision = outcomes.decide(limited, key, cost);
         Outcome outcome = limited.outcomeOf(decision);
-        prepared.outcomes().record(limited, key, decision, outcome);
+        outcomes.record(limited, key, decision, outcome);
         switch (outcome) {
             case REJECTED -> throw new RateLimitExceededException(limited.limiter().name(), decision);
             case FALLBACK -> {

@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.time.Duration;
 
+import dev.limiter.DecisionListener;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RedisRateLimiterFactory;
@@ -35,7 +36,7 @@ class RedisBackendConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(RateLimiterFactory.class)
     RedisRateLimiterFactory redisRateLimiterFactory(LimiterRedisConnection connection, LimiterProperties properties,
-            ObjectProvider<LimiterClock> clock) {
+            ObjectProvider<LimiterClock> clock, ObjectProvider<DecisionListener> listeners) {
         LimiterProperties.Redis redis = properties.getRedis();
         positive(redis.getProbeInterval(), "limiter.redis.probe-interval", "250ms");
         if (redis.getExpectedInstances() < 1) {
@@ -54,9 +55,18 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
-        factory = factory.withProbeInterval(redis.getProbeInterval())
+        factory = factory.withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
+            .withProbeInterval(redis.getProbeInterval())
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
+        LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();
+        if (denyCache.isEnabled()) {
+            if (denyCache.getMaxKeys() < 1) {
+                throw new LimiterConfigurationException("limiter.local-deny-cache.max-keys", denyCache.getMaxKeys(),
+                        "The local deny cache must hold at least one key", "Set it to a positive number, such as 10000");
+            }
+            factory = factory.withLocalDenyCache(denyCache.getMaxKeys());
+        }
         // Connect and load the scripts at startup rather than in the first requests.
         factory.warmUp();
         return factory;

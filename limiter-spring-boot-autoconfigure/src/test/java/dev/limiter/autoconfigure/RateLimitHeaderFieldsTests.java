@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.InMemoryRateLimiterFactory;
+import dev.limiter.LimiterClock;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
@@ -50,25 +52,7 @@ class RateLimitHeaderFieldsTests {
     }
 
     private static RateLimiter limiter(String name, Algorithm algorithm, LimitSpec... limits) {
-        RateLimiterConfig config = RateLimiterConfig.of(algorithm, limits);
-        return new RateLimiter() {
-
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public RateLimiterConfig config() {
-                return config;
-            }
-
-            @Override
-            public Decision tryAcquire(String key, long permits) {
-                throw new UnsupportedOperationException();
-            }
-
-        };
+        return new InMemoryRateLimiterFactory(LimiterClock.system(), 10).create(name, RateLimiterConfig.of(algorithm, limits));
     }
 
 }

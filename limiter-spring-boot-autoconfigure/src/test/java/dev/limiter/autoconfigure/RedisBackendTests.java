@@ -85,6 +85,51 @@ class RedisBackendTests {
     }
 
     @Test
+    void localDenyCacheRejectsUntilTheRetryAfterWithoutAskingRedis() {
+        this.contextRunner.withPropertyValues("limiter.local-deny-cache.enabled=true").run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+            VirtualClock clock = context.getBean(VirtualClock.class);
+            orders.list("alice");
+            orders.list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"));
+            // With alice's state gone from Redis, only the remembered rejection can still reject her.
+            redis.delete(redis.keys(this.keyPrefix + ":*"));
+            clock.advance(Duration.ofSeconds(29));
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"))
+                .satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofSeconds(1)));
+            assertThat(redis.keys(this.keyPrefix + ":*")).isEmpty();
+            clock.advance(Duration.ofSeconds(1));
+            orders.list("alice");
+            assertThat(redis.keys(this.keyPrefix + ":*")).hasSize(1);
+        });
+    }
+
+    @Test
+    void withoutTheLocalDenyCacheRedisDecidesEveryCall() {
+        this.contextRunner.run((context) -> {
+            OrderService orders = context.getBean(OrderService.class);
+            StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+            orders.list("alice");
+            orders.list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"));
+            redis.delete(redis.keys(this.keyPrefix + ":*"));
+            orders.list("alice");
+        });
+    }
+
+    @Test
+    void localDenyCacheWithoutRoomFailsStartup() {
+        this.contextRunner.withPropertyValues("limiter.local-deny-cache.enabled=true", "limiter.local-deny-cache.max-keys=0")
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                FailureAnalysis analysis = new LimiterConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+                assertThat(analysis.getDescription()).contains("limiter.local-deny-cache.max-keys").contains("value: 0");
+                assertThat(analysis.getAction()).contains("10000");
+            });
+    }
+
+    @Test
     void keyPrefixWithABraceFailsStartup() {
         this.contextRunner.withPropertyValues("limiter.key-prefix=app{1}").run((context) -> {
             assertThat(context).hasFailed();

@@ -141,7 +141,7 @@ class ShadowModeTests {
         private final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
         RecordedOutcomes() {
-            super(true);
+            super(true, DecisionRecorder.NONE);
         }
 
         @Override

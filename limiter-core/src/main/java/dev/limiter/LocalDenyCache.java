@@ -1,0 +1,105 @@
+package dev.limiter;
+
+import java.time.Duration;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+/**
+ * Rejections Redis gave, remembered in this process until their retry-after: a flood on a key that
+ * is over its limit then costs Redis about one call per retry-after period per instance instead of
+ * one per request. Bounded; shared by every limiter of one factory, keyed by the Redis key (which
+ * names the limiter and its configuration).
+ * <p>
+ * A rejection of {@code p} permits also answers later requests of {@code p} or more permits for
+ * that key until it expires: they need at least as long. Requests of fewer permits still ask Redis.
+ * The retry-after is counted from when the reply arrived here, a round trip's latency later than
+ * Redis decided, so the cache never admits early; at worst it rejects for that much longer.
+ */
+final class LocalDenyCache {
+
+    /** Default bound on the number of keys remembered. */
+    static final int DEFAULT_MAX_KEYS = 10_000;
+
+    private final LimiterClock clock;
+
+    private final Cache<String, Denial> denials;
+
+    /**
+     * @param maxKeys most keys remembered at once; the least recently used are forgotten first
+     * @param clock the time source, in microseconds; monotonic time when null
+     */
+    LocalDenyCache(int maxKeys, LimiterClock clock) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
+        }
+        this.clock = (clock != null) ? clock : () -> System.nanoTime() / 1_000L;
+        this.denials = Caffeine.newBuilder()
+            .maximumSize(maxKeys)
+            .ticker(() -> this.clock.nowMicros() * 1_000L)
+            .expireAfter(new UntilRetry())
+            .build();
+    }
+
+    /** A remembered rejection: the decision, the permits it was for, and when it arrived and ends (us). */
+    private record Denial(Decision decision, long permits, long atMicros, long untilMicros) {
+    }
+
+    /**
+     * The remembered rejection that also answers {@code permits} permits for {@code redisKey} now,
+     * with its times counted down; null when Redis must decide.
+     */
+    Decision rejection(String redisKey, long permits) {
+        Denial denial = denials.getIfPresent(redisKey);
+        if (denial == null || permits < denial.permits()) {
+            return null;
+        }
+        long now = clock.nowMicros();
+        long left = denial.untilMicros() - now;
+        if (left <= 0) {
+            return null;
+        }
+        Decision decision = denial.decision();
+        Duration elapsed = Duration.ofNanos(Math.max(0, now - denial.atMicros()) * 1_000L);
+        Duration reset = decision.resetAfter().minus(elapsed);
+        return new Decision(false, decision.limit(), decision.remaining(), reset.isNegative() ? Duration.ZERO : reset,
+                Duration.ofNanos(left * 1_000L), Duration.ZERO, decision.violatedLimit(), DecisionSource.LOCAL_DENY_CACHE);
+    }
+
+    /** Remembers a rejection Redis just gave, unless it can never pass or may pass at once. */
+    void remember(String redisKey, long permits, Decision decision) {
+        if (decision.allowed() || decision.neverAllowed() || decision.retryAfter().isZero()) {
+            return;
+        }
+        long now = clock.nowMicros();
+        long until = now + decision.retryAfter().toNanos() / 1_000L;
+        denials.asMap().merge(redisKey, new Denial(decision, permits, now, until),
+                // Keep the rejection that answers more requests: the one for fewer permits.
+                (old, fresh) -> (old.untilMicros() > now && old.permits() < fresh.permits()) ? old : fresh);
+    }
+
+    /** Number of keys remembered, after expired ones are dropped. For tests. */
+    long size() {
+        denials.cleanUp();
+        return denials.estimatedSize();
+    }
+
+    private static final class UntilRetry implements Expiry<String, Denial> {
+
+        @Override
+        public long expireAfterCreate(String key, Denial denial, long currentTime) {
+            return denial.untilMicros() * 1_000L - currentTime;
+        }
+
+        @Override
+        public long expireAfterUpdate(String key, Denial denial, long currentTime, long currentDuration) {
+            return denial.untilMicros() * 1_000L - currentTime;
+        }
+
+        @Override
+        public long expireAfterRead(String key, Denial denial, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.limiter;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The local deny cache: after Redis rejects a key, the same request is rejected here until the
+ * retry-after Redis gave, without a call to Redis; then Redis decides again.
+ */
+class LocalDenyCacheTest {
+
+    static final LimitSpec TWO_PER_TEN_SECONDS = LimitSpec.of(2, Duration.ofSeconds(10));
+
+    final VirtualClock clock = new VirtualClock();
+
+    final List<DecisionSource> sources = new CopyOnWriteArrayList<>();
+
+    RedisRateLimiterFactory factory(int maxKeys) {
+        return new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(TestRedisSupport.uniquePrefix())
+            .withClock(clock)
+            .withListener((limiter, decision, redisNanos) -> sources.add(decision.source()))
+            .withLocalDenyCache(maxKeys);
+    }
+
+    long redisCalls() {
+        return sources.stream().filter(DecisionSource.REDIS::equals).count();
+    }
+
+    @Test
+    void aFloodOnARejectedKeyCostsRedisOneCallPerRetryAfterPeriod() {
+        RateLimiter limiter = factory(100).create("flood", Algorithm.FIXED_WINDOW, TWO_PER_TEN_SECONDS);
+        // 4 s into a 10 s window: the rejection's retry-after is the 6 s left of it.
+        clock.advance(Duration.ofSeconds(4));
+        limiter.tryAcquire("k");
+        limiter.tryAcquire("k");
+        Decision fromRedis = limiter.tryAcquire("k");
+        assertThat(fromRedis.rejected()).isTrue();
+        assertThat(fromRedis.retryAfter()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(redisCalls()).isEqualTo(3);
+
+        clock.advance(Duration.ofSeconds(1));
+        for (int i = 0; i < 1000; i++) {
+            Decision cached = limiter.tryAcquire("k");
+            assertThat(cached.rejected()).isTrue();
+            assertThat(cached.retryAfter()).isEqualTo(Duration.ofSeconds(5).minusMillis(4 * i));
+            assertThat(cached.limit()).isEqualTo(2);
+            assertThat(cached.violatedLimit()).isEqualTo(TWO_PER_TEN_SECONDS);
+            clock.advanceMicros(4_000);
+        }
+        // 1000 × 4 ms = 4 s of flood, all inside the retry-after: Redis heard none of it.
+        assertThat(redisCalls()).isEqualTo(3);
+        assertThat(sources.stream().filter(DecisionSource.LOCAL_DENY_CACHE::equals).count()).isEqualTo(1000);
+
+        // At the retry-after Redis decides again, and admits: the window has turned.
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        assertThat(redisCalls()).isEqualTo(4);
+    }
+
+    @Test
+    void otherKeysAndCheaperRequestsStillAskRedis() {
+        RateLimiter limiter = factory(100).create("cheaper", Algorithm.TOKEN_BUCKET, LimitSpec.of(10, Duration.ofSeconds(10)));
+        assertThat(limiter.tryAcquire("k", 8).allowed()).isTrue();
+        // 2 tokens left: asking for 5 is rejected and remembered for 5 or more.
+        assertThat(limiter.tryAcquire("k", 5).rejected()).isTrue();
+        assertThat(limiter.tryAcquire("k", 7).rejected()).isTrue();
+        assertThat(redisCalls()).isEqualTo(2);
+        // Fewer permits may pass sooner, so Redis decides them.
+        assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("other", 5).allowed()).isTrue();
+        assertThat(redisCalls()).isEqualTo(4);
+    }
+
+    @Test
+    void limitersSharingAFactoryDoNotShareRejections() {
+        RedisRateLimiterFactory factory = factory(100);
+        RateLimiter strict = factory.create("strict", Algorithm.FIXED_WINDOW, LimitSpec.of(1, Duration.ofSeconds(10)));
+        RateLimiter loose = factory.create("loose", Algorithm.FIXED_WINDOW, TWO_PER_TEN_SECONDS);
+        strict.tryAcquire("k");
+        assertThat(strict.tryAcquire("k").rejected()).isTrue();
+        assertThat(loose.tryAcquire("k").allowed()).isTrue();
+        assertThat(sources).containsExactly(DecisionSource.REDIS, DecisionSource.REDIS, DecisionSource.REDIS);
+    }
+
+    @Test
+    void aRequestThatCanNeverPassIsNotRemembered() {
+        RateLimiter limiter = factory(100).create("never", Algorithm.GCRA, LimitSpec.of(2, Duration.ofSeconds(10)));
+        assertThat(limiter.tryAcquire("k", 3).neverAllowed()).isTrue();
+        assertThat(limiter.tryAcquire("k", 3).neverAllowed()).isTrue();
+        assertThat(sources).containsOnly(DecisionSource.REDIS);
+    }
+
+    @Test
+    void theCacheIsBounded() {
+        LocalDenyCache cache = new LocalDenyCache(2, clock);
+        Decision rejected = new Decision(false, 2, 0, Duration.ofSeconds(10), Duration.ofSeconds(10));
+        for (int i = 0; i < 50; i++) {
+            cache.remember("key" + i, 1, rejected);
+        }
+        assertThat(cache.size()).isLessThanOrEqualTo(2);
+        assertThat(cache.rejection("key49", 1)).isNotNull();
+    }
+
+    @Test
+    void rememberedRejectionsExpireAtTheirRetryAfter() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(3), Duration.ofSeconds(2)));
+        clock.advance(Duration.ofMillis(1999));
+        Decision last = cache.rejection("k", 1);
+        assertThat(last.retryAfter()).isEqualTo(Duration.ofMillis(1));
+        assertThat(last.resetAfter()).isEqualTo(Duration.ofMillis(1001));
+        clock.advance(Duration.ofMillis(1));
+        assertThat(cache.rejection("k", 1)).isNull();
+        // Dropped from memory too, once the cache's timer wheel (about a second per slot) passes it.
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(cache.size()).isZero();
+    }
+
+    @Test
+    void aCacheWithoutRoomIsRefused() {
+        RedisRateLimiterFactory factory = new RedisRateLimiterFactory(TestRedisSupport.shared());
+        assertThatIllegalArgumentException().isThrownBy(() -> factory.withLocalDenyCache(0)).withMessageContaining("maxKeys was 0");
+    }
+}

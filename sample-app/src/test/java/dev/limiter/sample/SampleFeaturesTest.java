@@ -1,0 +1,170 @@
+package dev.limiter.sample;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample's other features over real HTTP and a real Redis: several limits, a fallback, shadow
+ * mode, the local deny cache, Prometheus metrics (and the Grafana dashboard built on them), and the
+ * actuator endpoint.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(SampleTestSupport.VirtualTime.class)
+class SampleFeaturesTest {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        SampleTestSupport.useTestRedis(registry);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    VirtualClock clock;
+
+    @Test
+    void searchIsLimitedPerSecondAndPerMinuteAtOnce() throws Exception {
+        for (int second = 0; second < 6; second++) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(search("ivan").statusCode()).as("second %d call %d", second, i).isEqualTo(200);
+            }
+            HttpResponse<String> sixth = search("ivan");
+            assertThat(sixth.statusCode()).isEqualTo(429);
+            // The limit reported is the one that admits last: the minute's once 30 calls are in.
+            assertThat(sixth.body()).contains("\"violatedLimit\":\"" + ((second < 5) ? "5/1s" : "30/1m") + "\"");
+            clock.advance(Duration.ofSeconds(1));
+        }
+        // 30 calls in six seconds: now the minute's limit rejects, though the second's would admit.
+        HttpResponse<String> rejected = search("ivan");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.body()).contains("\"violatedLimit\":\"30/1m\"");
+        assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(
+                (policy) -> assertThat(policy).contains(";q=5;w=1").contains(";q=30;w=60"));
+    }
+
+    @Test
+    void quotesBeyondTheLimitComeFromTheFallback() throws Exception {
+        HttpResponse<String> live = get("/api/quotes/ACME", null);
+        assertThat(live.statusCode()).isEqualTo(200);
+        assertThat(live.body()).contains("\"live\":true");
+        assertThat(get("/api/quotes/ACME", null).body()).contains("\"live\":true");
+        HttpResponse<String> fallback = get("/api/quotes/ACME", null);
+        assertThat(fallback.statusCode()).isEqualTo(200);
+        assertThat(fallback.body()).contains("\"live\":false");
+        String price = live.body().replaceAll(".*\"price\":([0-9.]+).*", "$1");
+        assertThat(fallback.body()).contains("\"price\":" + price);
+    }
+
+    @Test
+    void checkoutInShadowModeRejectsNobodyButCountsWhoItWouldHave() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            assertThat(post("/api/checkout", "judy").statusCode()).isEqualTo(201);
+        }
+        String metrics = get("/actuator/prometheus", null).body();
+        assertThat(counter(metrics, "checkout", "allowed", "redis")).isEqualTo(3);
+        // The second would-be rejection may come from the local deny cache, which shadow mode uses too.
+        assertThat(counter(metrics, "checkout", "shadow_rejected", null)).isEqualTo(2);
+    }
+
+    @Test
+    void aFloodOnARejectedKeyIsAnsweredByTheLocalDenyCache() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            assertThat(get("/api/orders", "kate").statusCode()).isEqualTo(200);
+        }
+        for (int i = 0; i < 20; i++) {
+            assertThat(get("/api/orders", "kate").statusCode()).isEqualTo(429);
+        }
+        String metrics = get("/actuator/prometheus", null).body();
+        assertThat(counter(metrics, "orders", "rejected", "redis")).isGreaterThanOrEqualTo(1);
+        assertThat(counter(metrics, "orders", "rejected", "local-deny-cache")).isGreaterThanOrEqualTo(19);
+    }
+
+    @Test
+    void theGrafanaDashboardQueriesOnlyMetricsTheSampleExports() throws Exception {
+        get("/api/orders", "leo");
+        String metrics = get("/actuator/prometheus", null).body();
+        String dashboard = Files.readString(Path.of("grafana/limiter-dashboard.json"));
+        Set<String> queried = new TreeSet<>();
+        Matcher names = Pattern.compile("limiter_[a-z_]+").matcher(dashboard);
+        while (names.find()) {
+            queried.add(names.group());
+        }
+        assertThat(queried).contains("limiter_decisions_total", "limiter_redis_duration_seconds_bucket", "limiter_failure_policy_active");
+        for (String name : queried) {
+            assertThat(metrics).as("the dashboard queries %s", name).containsPattern("(?m)^" + name + "\\{");
+        }
+        assertThat(metrics).containsPattern("limiter_decisions_total\\{[^}]*application=\"limiter-sample\"");
+    }
+
+    @Test
+    void theLimitersEndpointShowsConfigurationAndTheQuotaOfAKey() throws Exception {
+        HttpResponse<String> limiters = get("/actuator/limiters", null);
+        assertThat(limiters.statusCode()).isEqualTo(200);
+        assertThat(limiters.body()).contains("\"backend\":\"redis\"")
+            .contains("\"orders\"", "\"search\"", "\"quotes\"", "\"checkout\"")
+            .contains("\"limit\":\"limiter.limiters.orders.limit\"")
+            .contains("OrderController.orders(String)");
+        get("/api/orders", "mia");
+        get("/api/orders", "mia");
+        HttpResponse<String> quota = get("/actuator/limiters/orders/mia", null);
+        assertThat(quota.statusCode()).isEqualTo(200);
+        assertThat(quota.body()).contains("\"remaining\":3").contains("\"source\":\"redis\"");
+        // Reading the quota took nothing.
+        assertThat(get("/actuator/limiters/orders/mia", null).body()).contains("\"remaining\":3");
+        assertThat(get("/actuator/limiters/nonesuch", null).statusCode()).isEqualTo(404);
+        assertThat(get("/actuator/health", null).body()).containsPattern("\"limiters\":\\{\"details\":\\{[^}]*\\},\"status\":\"UP\"");
+    }
+
+    private static double counter(String metrics, String limiter, String outcome, String backend) {
+        Matcher line = Pattern.compile("(?m)^limiter_decisions_total\\{([^}]*)\\} ([0-9.E]+)$").matcher(metrics);
+        double total = 0;
+        while (line.find()) {
+            String tags = line.group(1);
+            if (tags.contains("limiter=\"" + limiter + "\"") && tags.contains("outcome=\"" + outcome + "\"")
+                    && (backend == null || tags.contains("backend=\"" + backend + "\""))) {
+                total += Double.parseDouble(line.group(2));
+            }
+        }
+        return total;
+    }
+
+    private HttpResponse<String> search(String user) throws IOException, InterruptedException {
+        return get("/api/search?q=coffee", user);
+    }
+
+    private HttpResponse<String> get(String path, String user) throws IOException, InterruptedException {
+        return SampleTestSupport.get(port, path, user);
+    }
+
+    private HttpResponse<String> post(String path, String user) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+            .header("X-User-Id", user)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
