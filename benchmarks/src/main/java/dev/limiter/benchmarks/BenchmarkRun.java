@@ -70,10 +70,9 @@ public final class BenchmarkRun {
             System.setProperty("bench.redis.port", Integer.toString(server.port()));
             BenchRedis redis = BenchRedis.get();
             Results results = new Results();
-            boolean denyCache = LimiterRedisBenchmark.denyCacheAvailable();
             Path tally = Files.createTempFile("limiter-bench-tally", ".txt");
             List<Plan.Run> runs = new ArrayList<>();
-            for (Plan.Run run : Plan.runs(denyCache)) {
+            for (Plan.Run run : Plan.runs()) {
                 if (only == null || only.matcher(run.id()).find()) {
                     runs.add(run);
                 }
@@ -119,7 +118,7 @@ public final class BenchmarkRun {
             }
             Files.deleteIfExists(tally);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
-            Report.Machine machine = Report.Machine.current(redisVersion(redis), loadBefore, took, denyCache);
+            Report.Machine machine = Report.Machine.current(redisVersion(redis), loadBefore, took);
             String markdown = new Report(results, machine, timing).render();
             System.out.println(markdown);
             if (out != null) {

@@ -1,6 +1,5 @@
 package dev.limiter.benchmarks;
 
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,7 +21,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Limiter on Redis: through its public API ({@link RedisRateLimiterFactory} on a
  * {@link StringRedisTemplate} over Lettuce, then {@code tryAcquire}), or through an annotated method
- * of a Spring Boot application. Optionally with the local deny cache, when this build of Limiter has one.
+ * of a Spring Boot application; through the API also with the local deny cache.
  */
 @State(Scope.Benchmark)
 public class LimiterRedisBenchmark {
@@ -70,7 +69,7 @@ public class LimiterRedisBenchmark {
             resources.add(((LettuceConnectionFactory) template.getConnectionFactory())::destroy);
             RedisRateLimiterFactory factory = new RedisRateLimiterFactory(template);
             if (denyCache) {
-                factory = withLocalDenyCache(factory);
+                factory = factory.withLocalDenyCache(DENY_CACHE_KEYS);
             }
             factory.warmUp();
             resources.add(factory::close);
@@ -91,36 +90,6 @@ public class LimiterRedisBenchmark {
     public void tearDown() throws Exception {
         for (AutoCloseable resource : resources) {
             resource.close();
-        }
-    }
-
-    /**
-     * Whether this build of Limiter has {@code RedisRateLimiterFactory.withLocalDenyCache(int)}. Looked up
-     * by reflection so the benchmarks build against a Limiter without it, and report it as not available.
-     */
-    static boolean denyCacheAvailable() {
-        return denyCacheMethod() != null;
-    }
-
-    private static Method denyCacheMethod() {
-        try {
-            return RedisRateLimiterFactory.class.getMethod("withLocalDenyCache", int.class);
-        }
-        catch (NoSuchMethodException ex) {
-            return null;
-        }
-    }
-
-    private static RedisRateLimiterFactory withLocalDenyCache(RedisRateLimiterFactory factory) {
-        Method method = denyCacheMethod();
-        if (method == null) {
-            throw new IllegalStateException("RedisRateLimiterFactory.withLocalDenyCache(int) is not in this build of Limiter");
-        }
-        try {
-            return (RedisRateLimiterFactory) method.invoke(factory, DENY_CACHE_KEYS);
-        }
-        catch (ReflectiveOperationException ex) {
-            throw new IllegalStateException("withLocalDenyCache failed", ex);
         }
     }
 }

@@ -69,7 +69,7 @@ final class Plan {
     }
 
     /** The runs, grouped by workload and thread count so that what is compared runs close together. */
-    static List<Run> runs(boolean denyCache) {
+    static List<Run> runs() {
         List<Run> runs = new ArrayList<>();
         for (Workload workload : Workload.values()) {
             for (int threads : THREADS) {
@@ -80,7 +80,7 @@ final class Plan {
                 for (Algorithm algorithm : Algorithm.values()) {
                     runs.add(new Run(Subject.LIMITER_ANNOTATED, algorithm, workload, threads));
                 }
-                if (denyCache && workload == Workload.FLOOD) {
+                if (workload == Workload.FLOOD) {
                     for (Algorithm algorithm : Algorithm.values()) {
                         runs.add(new Run(Subject.LIMITER_DENY_CACHE, algorithm, workload, threads));
                     }

@@ -16,15 +16,15 @@ final class Report {
 
     /** Where and when the run happened. */
     record Machine(String date, int cores, long memoryBytes, String jdk, String redis, double loadBefore, double loadAfter,
-            Duration took, boolean denyCache) {
+            Duration took) {
 
-        static Machine current(String redisVersion, double loadBefore, Duration took, boolean denyCache) {
+        static Machine current(String redisVersion, double loadBefore, Duration took) {
             long memory = (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
                     ? os.getTotalMemorySize() : -1;
             return new Machine(ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME).substring(0, 16),
                     Runtime.getRuntime().availableProcessors(), memory,
                     System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"), redisVersion, loadBefore,
-                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), took, denyCache);
+                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), took);
         }
     }
 
@@ -156,11 +156,7 @@ final class Report {
                         : String.format(Locale.ROOT, "highest: **%.2fx** (%s)", worstCost, worstScript),
                 worstCost <= 2);
 
-        if (!machine.denyCache()) {
-            line("| Local deny cache: a flood on one rejected key sends Redis ≤ 1 call per retry-after period per instance "
-                    + "| not available: this build of Limiter has no `RedisRateLimiterFactory.withLocalDenyCache` | not measured |");
-        }
-        else {
+        {
             double worstExcess = Double.NaN;
             String worstFlood = null;
             for (Algorithm algorithm : Algorithm.values()) {
@@ -278,7 +274,7 @@ final class Report {
     }
 
     private void denyCache() {
-        if (!machine.denyCache()) {
+        if (!results.has(Subject.LIMITER_DENY_CACHE)) {
             return;
         }
         line("## Flood with the local deny cache");
