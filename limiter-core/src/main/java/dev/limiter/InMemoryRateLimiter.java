@@ -60,9 +60,12 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        long now = clock.nowMicros();
         Decision[] decision = new Decision[1];
         states.asMap().compute(key, (k, entry) -> {
+            // Time is read while the key is locked, as a script reads TIME: read before, a thread preempted
+            // on its way in would decide at a stale time and set an expiry already past, so the next call
+            // found the key expired and a full bucket.
+            long now = clock.nowMicros();
             LocalAlgorithm.Step<S> step = twin.apply(entry != null ? entry.state() : null, config, now, permits);
             decision[0] = step.decision();
             if (!step.changed()) {
