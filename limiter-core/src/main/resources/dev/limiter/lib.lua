@@ -43,6 +43,11 @@ end
 -- floor(a * b / m) and (a * b) mod m, for 0 <= a < 2^35, 0 <= b < 2^46, 0 < m < 2^46 and a quotient
 -- below 2^53: a * b itself may reach 2^81. Horner's rule over 7-bit digits of a.
 local function muldivmod(a, b, m)
+  -- The usual case: a * b is below 2^52, so the double holds it exactly and one divmod is exact.
+  -- (A product at or above 2^52 rounds to at least 2^52, so the test itself is exact.)
+  if a * b < 4503599627370496 then
+    return divmod(a * b, m)
+  end
   local bq, br = divmod(b, m)
   local q, r = 0, 0
   for shift = 28, 0, -7 do
