@@ -27,9 +27,17 @@ final class Results {
             return (double) redisCpuMicros / calls;
         }
 
-        /** Admitted per second from the first rejection on (see {@link Tally}); NaN if nothing was rejected. */
+        /**
+         * Admitted per second from the first rejection on (see {@link Tally}); without any rejection, over
+         * the whole measured time: the callers did not even ask for the rate.
+         */
         double admittedPerSecond() {
-            return (saturatedSeconds > 0) ? saturatedAllowed / saturatedSeconds : Double.NaN;
+            return saturated() ? saturatedAllowed / saturatedSeconds : allowed / seconds;
+        }
+
+        /** Whether some call was rejected, so the limiter was asked for more than its rate. */
+        boolean saturated() {
+            return saturatedSeconds > 0;
         }
 
         double scriptsPerDecision() {
