@@ -10,13 +10,28 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final transient Decision decision;
 
+    /** Built when first asked for: most rejections are answered without anyone reading it. */
+    private String message;
+
     public RateLimitExceededException(String limiterName, Decision decision) {
-        super(message(limiterName, decision), null, false, false);
+        super(null, null, false, false);
         this.limiterName = limiterName;
         this.decision = decision;
     }
 
+    @Override
+    public String getMessage() {
+        if (message == null) {
+            message = message(limiterName, decision);
+        }
+        return message;
+    }
+
     private static String message(String limiterName, Decision decision) {
+        if (decision == null) {
+            // Only after deserialization, which drops the decision.
+            return "Rate limit '" + limiterName + "' exceeded";
+        }
         if (decision.neverAllowed()) {
             return "Rate limit '" + limiterName + "' exceeded: the request costs more than the limit of "
                     + decision.limit() + " permits and can never pass";
