@@ -63,14 +63,21 @@ local standing = now
 if newest_time and newest_time > now then
   standing = newest_time
 end
-local count = redis.call('ZCARD', KEYS[1])
+-- Entries in the log, read only when needed: a rejection usually decides without it.
+local count
+local function card()
+  if not count then
+    count = redis.call('ZCARD', KEYS[1])
+  end
+  return count
+end
 local total = newest[1] and total_of(newest[1]) or 0
 
 local capacity, retry, used = {}, {}, {}
 for i, l in ipairs(limits) do
   -- Live entries are later than standing - W.
   local since = standing - l.window
-  local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. score(since), '+inf', 'LIMIT', 0, 1)
+  local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. score(since), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
   local base = oldest[1] and before_of(oldest[1]) or total
   used[i] = total - base
   capacity[i] = l.limit
@@ -79,17 +86,22 @@ for i, l in ipairs(limits) do
     -- The k-th oldest live permit must leave first. Each entry holds at least one permit, so its
     -- entry is among the k from the oldest live one on: the first whose total reaches base + k.
     local k = used[i] + permits - l.limit
-    local lo = redis.call('ZCOUNT', KEYS[1], '-inf', score(since))
-    local hi = math.min(lo + k - 1, count - 1)
-    while lo < hi do
-      local mid = math.floor((lo + hi) / 2)
-      if total_of(redis.call('ZRANGE', KEYS[1], mid, mid)[1]) >= base + k then
-        hi = mid
-      else
-        lo = mid + 1
+    if total_of(oldest[1]) >= base + k then
+      -- The oldest live entry holds the k-th permit (always so for k = 1): no search.
+      retry[i] = tonumber(oldest[2]) + l.window - now
+    else
+      local lo = redis.call('ZCOUNT', KEYS[1], '-inf', score(since))
+      local hi = math.min(lo + k - 1, card() - 1)
+      while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        if total_of(redis.call('ZRANGE', KEYS[1], mid, mid)[1]) >= base + k then
+          hi = mid
+        else
+          lo = mid + 1
+        end
       end
+      retry[i] = tonumber(redis.call('ZRANGE', KEYS[1], lo, lo, 'WITHSCORES')[2]) + l.window - now
     end
-    retry[i] = tonumber(redis.call('ZRANGE', KEYS[1], lo, lo, 'WITHSCORES')[2]) + l.window - now
   end
 end
 
@@ -97,8 +109,9 @@ local allowed, wait, violated, retry_after = decide(capacity, retry)
 if allowed then
   -- The new entry, logged at standing, is the newest from now on: entries older than the longest
   -- window at standing can never count again.
+  local entries = card()
   local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', score(standing - limits[#limits].window))
-  if dropped == count then
+  if dropped == entries then
     -- Every entry left: the log starts over from a total of 0.
     total = 0
   end
