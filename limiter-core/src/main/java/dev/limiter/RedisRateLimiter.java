@@ -120,7 +120,7 @@ final class RedisRateLimiter implements RateLimiter {
         }
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides.
-            availability.failed(ex);
+            availability.failed(redisKey, ex);
             return withoutRedis(key, permits);
         }
         long redisNanos = System.nanoTime() - start;

@@ -126,7 +126,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             });
         }
         catch (RuntimeException ex) {
-            availability.failed(ex);
+            availability.failed(null, ex);
         }
     }
 
