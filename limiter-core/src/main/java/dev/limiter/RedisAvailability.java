@@ -38,6 +38,8 @@ final class RedisAvailability {
 
     private final Duration probeInterval;
 
+    private final Runnable recoveryAction;
+
     private final AtomicBoolean available = new AtomicBoolean(true);
 
     /** Key of the call whose failure started the outage; null when it was for no key (start-up): then the probe pings. */
@@ -49,13 +51,21 @@ final class RedisAvailability {
 
     private ScheduledFuture<?> probe;
 
-    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval) {
+    /**
+     * @param recoveryAction run after each probe that finds Redis still failing; may be null
+     */
+    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval, Runnable recoveryAction) {
         this.redis = redis;
         this.probeInterval = probeInterval;
+        this.recoveryAction = recoveryAction;
     }
 
     Duration probeInterval() {
         return probeInterval;
+    }
+
+    Runnable recoveryAction() {
+        return recoveryAction;
     }
 
     /** Whether limiters should call Redis now. */
@@ -106,6 +116,7 @@ final class RedisAvailability {
             }
         }
         catch (RuntimeException ex) {
+            recover();
             return;
         }
         synchronized (probeLock) {
@@ -115,6 +126,19 @@ final class RedisAvailability {
         }
         available.set(true);
         logger.info("Redis answers again; rate limiters use it again");
+    }
+
+    private void recover() {
+        if (recoveryAction == null) {
+            return;
+        }
+        try {
+            recoveryAction.run();
+        }
+        catch (RuntimeException ex) {
+            // An exception would end the scheduled probe for good.
+            logger.debug("Recovery action after a failed Redis probe failed", ex);
+        }
     }
 
     /** Stops probing; for shutdown. */

@@ -44,11 +44,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      *     give it a short command timeout, since a decision waits at most that long for Redis
      */
     public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE);
+        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, null, DecisionListener.NONE);
     }
 
     private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock, FailurePolicy onFailure,
-            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, DecisionListener listener) {
+            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, Runnable recoveryAction,
+            DecisionListener listener) {
         if (redis == null) {
             throw new IllegalArgumentException("redis must not be null");
         }
@@ -68,13 +69,14 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.local = (local != null) ? local : new InMemoryRateLimiterFactory((clock != null) ? clock : LimiterClock.system(),
                 InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS);
         this.expectedInstances = expectedInstances;
-        this.availability = new RedisAvailability(redis, probeInterval);
+        this.availability = new RedisAvailability(redis, probeInterval, recoveryAction);
         this.listener = (listener != null) ? listener : DecisionListener.NONE;
     }
 
     /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
     public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
+                availability.recoveryAction(), listener);
     }
 
     /**
@@ -82,7 +84,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
      */
     public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
+                availability.recoveryAction(), listener);
     }
 
     /**
@@ -93,18 +96,31 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * @param expectedInstances how many instances share each limit: locally, each admits its share
      */
     public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(),
+                availability.recoveryAction(), listener);
     }
 
-    /** How often a failed Redis is pinged to find out whether it answers again. */
+    /** How often a failed Redis is probed to find out whether it answers again. */
     public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener);
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval,
+                availability.recoveryAction(), listener);
+    }
+
+    /**
+     * The same factory, running {@code action} on the probe's thread after each probe that finds Redis
+     * still failing: for recovery the Redis client does not do by itself soon enough, such as reloading
+     * a Redis Cluster's topology so that calls reach a promoted replica as soon as it serves the slots of
+     * a dead master. It must return quickly; what it throws is ignored.
+     */
+    public RedisRateLimiterFactory withRecoveryAction(Runnable action) {
+        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), action,
+                listener);
     }
 
     /** The same factory, telling {@code listener} of every decision its limiters make, wherever it came from. */
     public RedisRateLimiterFactory withListener(DecisionListener listener) {
         return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
-                listener);
+                availability.recoveryAction(), listener);
     }
 
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */

@@ -54,7 +54,9 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
+        // After a cluster master dies, each failed probe makes the client look for the promoted replica.
         factory = factory.withProbeInterval(redis.getProbeInterval())
+            .withRecoveryAction(connection::reloadClusterTopology)
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
         // Connect and load the scripts at startup rather than in the first requests.
