@@ -129,7 +129,7 @@ final class RedisRateLimiter implements RateLimiter {
         }
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides.
-            availability.failed(ex);
+            availability.failed(redisKey, ex);
             return withoutRedis(key, permits);
         }
         long redisNanos = System.nanoTime() - start;
@@ -158,7 +158,7 @@ final class RedisRateLimiter implements RateLimiter {
                 return Quota.of(decision(redis.execute(script, List.of(redisKey(key)), args(0))));
             }
             catch (RuntimeException ex) {
-                availability.failed(ex);
+                availability.failed(redisKey(key), ex);
             }
         }
         long capacity = config.capacity(0);

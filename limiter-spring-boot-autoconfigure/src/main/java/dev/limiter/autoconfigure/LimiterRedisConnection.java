@@ -1,11 +1,13 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -30,6 +32,13 @@ final class LimiterRedisConnection implements DisposableBean {
     private final LettuceConnectionFactory own;
 
     private final StringRedisTemplate template;
+
+    private static final long TOPOLOGY_RELOAD_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** The last reload of the cluster topology, so that reloads never pile up. */
+    private CompletableFuture<Void> topologyReload;
+
+    private long topologyReloadStarted = System.nanoTime() - TOPOLOGY_RELOAD_INTERVAL_NANOS;
 
     LimiterRedisConnection(RedisConnectionFactory application, Duration timeout, Duration connectTimeout) {
         if (application instanceof LettuceConnectionFactory lettuce) {
@@ -82,13 +91,10 @@ final class LimiterRedisConnection implements DisposableBean {
             .orElseGet(() -> application.isClusterAware() ? ClusterClientOptions.create() : ClientOptions.create());
         SocketOptions socket = options.getSocketOptions().mutate().connectTimeout(connectTimeout).build();
         // Rejected at once while disconnected, instead of queued until a reconnect or the timeout.
-        ClientOptions limiterOptions = (options instanceof ClusterClientOptions cluster)
-                ? cluster.mutate()
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .socketOptions(socket)
-                    .topologyRefreshOptions(topologyRefresh(cluster.getTopologyRefreshOptions()))
-                    .build()
-                : options.mutate().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).socketOptions(socket).build();
+        ClientOptions limiterOptions = options.mutate()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(socket)
+            .build();
         return builder.clientOptions(limiterOptions)
             .commandTimeout(timeout)
             .shutdownTimeout(original.getShutdownTimeout())
@@ -97,20 +103,23 @@ final class LimiterRedisConnection implements DisposableBean {
     }
 
     /**
-     * The application's topology refresh if it has one; otherwise refresh on the signs of a failover
-     * (reconnect attempts, redirects, uncovered slots) and every 30 s, so that a promoted replica
-     * becomes known to the client.
+     * Makes a Redis Cluster client reload the cluster's topology, unless a reload is under way or began
+     * less than a second ago; does nothing for other connections. Run after each failed probe: Lettuce
+     * sends a slot's calls to the master its topology names, so after a master dies they are rejected
+     * on its dead connection until a refresh names the promoted replica, and its own triggers (attempts
+     * to reconnect to the dead master, ever further apart, and at most one refresh per 5 s) can take
+     * many seconds to come.
      */
-    private static ClusterTopologyRefreshOptions topologyRefresh(ClusterTopologyRefreshOptions configured) {
-        if (configured.isPeriodicRefreshEnabled() || !configured.getAdaptiveRefreshTriggers().isEmpty()) {
-            return configured;
+    synchronized void reloadClusterTopology() {
+        if (own == null || !(own.getNativeClient() instanceof RedisClusterClient cluster)) {
+            return;
         }
-        return ClusterTopologyRefreshOptions.builder()
-            .enableAllAdaptiveRefreshTriggers()
-            .refreshTriggersReconnectAttempts(1)
-            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-            .enablePeriodicRefresh(Duration.ofSeconds(30))
-            .build();
+        long now = System.nanoTime();
+        if ((topologyReload != null && !topologyReload.isDone()) || now - topologyReloadStarted < TOPOLOGY_RELOAD_INTERVAL_NANOS) {
+            return;
+        }
+        topologyReloadStarted = now;
+        topologyReload = cluster.refreshPartitionsAsync().toCompletableFuture();
     }
 
     @Override

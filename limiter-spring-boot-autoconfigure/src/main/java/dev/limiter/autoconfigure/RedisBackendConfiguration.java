@@ -55,8 +55,10 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
+        // After a cluster master dies, each failed probe makes the client look for the promoted replica.
         factory = factory.withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
             .withProbeInterval(redis.getProbeInterval())
+            .withRecoveryAction(connection::reloadClusterTopology)
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
         LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();
