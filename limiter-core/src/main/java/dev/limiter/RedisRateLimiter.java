@@ -3,14 +3,19 @@ package dev.limiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 import org.springframework.data.redis.core.RedisOperations;
 
 /**
  * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
- * While Redis fails, its failure policy decides, so an outage never reaches the caller.
+ * While Redis fails, its failure policy decides, so an outage never reaches the caller. Given
+ * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking.
  */
 final class RedisRateLimiter implements RateLimiter {
 
@@ -19,6 +24,9 @@ final class RedisRateLimiter implements RateLimiter {
     private final RateLimiterConfig config;
 
     private final RedisOperations<String, String> redis;
+
+    /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+    private final ReactiveScripts reactive;
 
     private final LuaScript script;
 
@@ -43,11 +51,13 @@ final class RedisRateLimiter implements RateLimiter {
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
-    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener) {
+    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, ReactiveScripts reactive,
+            String keyPrefix, LimiterClock clock, RedisAvailability availability, FailurePolicy policy, RateLimiter fallback,
+            DecisionListener listener) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.redis = redis;
+        this.reactive = reactive;
         this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
         this.argsTemplate = argsTemplate(config);
@@ -106,10 +116,7 @@ final class RedisRateLimiter implements RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
-        Object[] args = argsTemplate.clone();
-        // Empty time: the script reads Redis TIME, so application clocks never matter.
-        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
-        args[1] = Long.toString(permits);
+        Object[] args = args(permits);
         if (!availability.available()) {
             return withoutRedis(key, permits);
         }
@@ -123,11 +130,63 @@ final class RedisRateLimiter implements RateLimiter {
             availability.failed(ex);
             return withoutRedis(key, permits);
         }
-        long redisNanos = System.nanoTime() - start;
+        return fromRedis(reply, System.nanoTime() - start);
+    }
+
+    /**
+     * The same decision as {@link #tryAcquire(String, long)}, through the reactive API: the calling
+     * thread only sends the script, and the stage completes on the thread that reads the reply. A
+     * failing or slow Redis completes it with the failure policy's decision, never exceptionally.
+     */
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+        if (reactive == null) {
+            return CompletableFuture.completedFuture(tryAcquire(key, permits));
+        }
+        InMemoryRateLimiter.checkPermits(permits);
+        String redisKey = redisKey(key);
+        Object[] args = args(permits);
+        if (!availability.available()) {
+            return CompletableFuture.completedFuture(withoutRedis(key, permits));
+        }
+        long start = System.nanoTime();
+        CompletableFuture<List<?>> reply;
+        try {
+            reply = reactive.execute(script, redisKey, Arrays.asList(args));
+        }
+        catch (RuntimeException ex) {
+            availability.failed(ex);
+            return CompletableFuture.completedFuture(withoutRedis(key, permits));
+        }
+        return reply.handle((answer, failure) -> {
+            if (failure != null) {
+                // As for the blocking call: never sent again, the policy decides.
+                availability.failed(runtime(failure));
+                return withoutRedis(key, permits);
+            }
+            return fromRedis(answer, System.nanoTime() - start);
+        });
+    }
+
+    /** ARGV of one call: time (empty: the script reads Redis TIME, so application clocks never matter), permits, the rest. */
+    private Object[] args(long permits) {
+        Object[] args = argsTemplate.clone();
+        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
+        args[1] = Long.toString(permits);
+        return args;
+    }
+
+    /** The decision in a script's reply, told to the listener. */
+    private Decision fromRedis(List<?> reply, long redisNanos) {
         Decision decision = Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4),
                 number(reply, 5), number(reply, 6));
         listener.onDecision(this, decision, DecisionSource.REDIS, redisNanos);
         return decision;
+    }
+
+    private static RuntimeException runtime(Throwable failure) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
     }
 
     /** The decision of the failure policy, while Redis fails. */

@@ -3,6 +3,7 @@ package dev.limiter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import org.springframework.data.redis.core.ReactiveRedisOperations;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 
@@ -21,6 +22,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
 
     private final RedisOperations<String, String> redis;
+
+    /** Null unless given: asynchronous decisions are then made blocking. */
+    private final ReactiveScripts reactive;
 
     private final String keyPrefix;
 
@@ -44,11 +48,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      *     give it a short command timeout, since a decision waits at most that long for Redis
      */
     public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE);
+        this(redis, null, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE);
     }
 
-    private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock, FailurePolicy onFailure,
-            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, DecisionListener listener) {
+    private RedisRateLimiterFactory(RedisOperations<String, String> redis, ReactiveScripts reactive, String keyPrefix, LimiterClock clock,
+            FailurePolicy onFailure, InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval,
+            DecisionListener listener) {
         if (redis == null) {
             throw new IllegalArgumentException("redis must not be null");
         }
@@ -62,6 +67,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             throw new IllegalArgumentException("the probe interval must be positive but was " + probeInterval);
         }
         this.redis = redis;
+        this.reactive = reactive;
         this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
         this.clock = clock;
         this.onFailure = onFailure;
@@ -74,7 +80,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
     public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, reactive, keyPrefix, clock, onFailure, local, expectedInstances,
+                availability.probeInterval(), listener);
     }
 
     /**
@@ -82,7 +89,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
      */
     public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, reactive, keyPrefix, clock, onFailure, local, expectedInstances,
+                availability.probeInterval(), listener);
     }
 
     /**
@@ -93,18 +101,36 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * @param expectedInstances how many instances share each limit: locally, each admits its share
      */
     public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(), listener);
+        return new RedisRateLimiterFactory(redis, reactive, keyPrefix, clock, policy, local, expectedInstances,
+                availability.probeInterval(), listener);
     }
 
     /** How often a failed Redis is pinged to find out whether it answers again. */
     public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener);
+        return new RedisRateLimiterFactory(redis, reactive, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener);
     }
 
     /** The same factory, telling {@code listener} of every decision its limiters make, wherever it came from. */
     public RedisRateLimiterFactory withListener(DecisionListener listener) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
-                listener);
+        return new RedisRateLimiterFactory(redis, reactive, keyPrefix, clock, onFailure, local, expectedInstances,
+                availability.probeInterval(), listener);
+    }
+
+    /**
+     * The same factory, whose limiters decide {@link RateLimiter#tryAcquireAsync asynchronously}
+     * through the reactive API of the same Redis, so that no thread waits for it. Without it,
+     * asynchronous decisions are made blocking. Needs Reactor on the classpath.
+     *
+     * @param reactiveRedis reactive operations with String keys and values on the same Redis, such
+     *     as a {@code ReactiveStringRedisTemplate}; their connection should time commands out as
+     *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
+     */
+    public RedisRateLimiterFactory withReactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
+        if (reactiveRedis == null) {
+            throw new IllegalArgumentException("reactiveRedis must not be null");
+        }
+        return new RedisRateLimiterFactory(redis, new ReactiveScripts(reactiveRedis), keyPrefix, clock, onFailure, local, expectedInstances,
+                availability.probeInterval(), listener);
     }
 
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
@@ -124,6 +150,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 }
                 return null;
             });
+            if (reactive != null) {
+                reactive.connect();
+            }
         }
         catch (RuntimeException ex) {
             availability.failed(ex);
@@ -139,6 +168,6 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     public RateLimiter create(String name, RateLimiterConfig config) {
         FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
         RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(expectedInstances)) : null;
-        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback, listener);
+        return new RedisRateLimiter(name, config, redis, reactive, keyPrefix, clock, availability, policy, fallback, listener);
     }
 }
