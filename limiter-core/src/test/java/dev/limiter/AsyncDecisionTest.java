@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import io.lettuce.core.ClientOptions;
@@ -60,8 +63,14 @@ class AsyncDecisionTest {
 
     final String prefix = TestRedisSupport.uniquePrefix();
 
-    static Decision decided(java.util.concurrent.CompletionStage<Decision> stage) {
-        return stage.toCompletableFuture().join();
+    /** The decision, waited for at most 10 s: a stage left pending fails the test instead of hanging it. */
+    static Decision decided(CompletionStage<Decision> stage) {
+        try {
+            return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException | ExecutionException | TimeoutException ex) {
+            throw new AssertionError("no decision: " + ex, ex);
+        }
     }
 
     /** Per algorithm: the config whose decisions are compared, with several limits, and max-wait where it applies. */
@@ -132,7 +141,7 @@ class AsyncDecisionTest {
             .create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         CompletableFuture<Decision> stage = limiter.tryAcquireAsync("k").toCompletableFuture();
         assertThat(stage).as("decided on the calling thread").isDone();
-        assertThat(stage.join().remaining()).isEqualTo(4);
+        assertThat(decided(stage).remaining()).isEqualTo(4);
         assertThat(heard).extracting(Heard::source).containsExactly(DecisionSource.REDIS);
     }
 
@@ -141,7 +150,7 @@ class AsyncDecisionTest {
         RateLimiter limiter = new InMemoryRateLimiterFactory(clock, 100).create("orders", Algorithm.GCRA, FIVE_PER_10S);
         CompletableFuture<Decision> stage = limiter.tryAcquireAsync("k", 5).toCompletableFuture();
         assertThat(stage).isDone();
-        assertThat(stage.join().remaining()).isZero();
+        assertThat(decided(stage).remaining()).isZero();
         assertThat(decided(limiter.tryAcquireAsync("k")).allowed()).isFalse();
     }
 
@@ -265,7 +274,7 @@ class AsyncDecisionTest {
             assertThat(decided(limiter.tryAcquireAsync("k")).remaining()).isEqualTo(4);
             redis.kill();
             CompletableFuture<Decision> failed = limiter.tryAcquireAsync("k").toCompletableFuture();
-            Decision decision = failed.join();
+            Decision decision = decided(failed);
             assertThat(failed).as("never completed exceptionally").isCompletedWithValue(decision);
             assertThat(factory.isRedisAvailable()).isFalse();
             assertThat(decision.allowed()).isEqualTo(policy != FailurePolicy.DENY);
@@ -287,7 +296,7 @@ class AsyncDecisionTest {
             CompletableFuture<Decision> pending = limiter.tryAcquireAsync("k").toCompletableFuture();
             // Frozen, Redis cannot have answered: the call returned without waiting for it.
             assertThat(pending).isNotDone();
-            Decision decision = pending.join();
+            Decision decision = decided(pending);
             assertThat(pending).as("the timeout completes it, with the policy's decision").isCompletedWithValue(decision);
             assertThat(decision.allowed()).isTrue();
             assertThat(heard.get(1).source()).isEqualTo(DecisionSource.FAILURE_POLICY);

@@ -54,6 +54,10 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
+        if (connection.reactiveTemplate() != null) {
+            // Methods returning Mono, Flux or CompletionStage are then decided without blocking a thread.
+            factory = factory.withReactiveRedis(connection.reactiveTemplate());
+        }
         factory = factory.withProbeInterval(redis.getProbeInterval())
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
