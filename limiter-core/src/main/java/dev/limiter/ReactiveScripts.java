@@ -1,5 +1,6 @@
 package dev.limiter;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,6 +17,8 @@ import org.springframework.data.redis.core.ReactiveRedisOperations;
  */
 final class ReactiveScripts {
 
+    private static final Duration CONNECT_AT_MOST = Duration.ofSeconds(10);
+
     private final ReactiveRedisOperations<String, String> redis;
 
     ReactiveScripts(ReactiveRedisOperations<String, String> redis) {
@@ -31,9 +34,12 @@ final class ReactiveScripts {
         return redis.execute(script, List.of(key), args).<List<?>>map((reply) -> reply).single().toFuture();
     }
 
-    /** Connects now and answers a PING, blocking: for startup only, so that the first decision does not connect. */
+    /**
+     * Connects now and sends a PING, blocking: for startup only, so that the first decision does not
+     * connect on its caller's thread. Bounded, should the connection have no timeout of its own.
+     */
     void connect() {
-        redis.execute((connection) -> connection.ping()).blockLast();
+        redis.execute((connection) -> connection.ping()).blockLast(CONNECT_AT_MOST);
     }
 
     @Override
