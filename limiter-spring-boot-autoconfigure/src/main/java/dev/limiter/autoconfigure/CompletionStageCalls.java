@@ -48,7 +48,8 @@ final class CompletionStageCalls {
         RateLimitResponse response = outcomes.responseOfThisCall();
         CompletableFuture<Decision> decision = limited.limiter().tryAcquireAsync(key, cost).toCompletableFuture();
         Executor executor = prepared.asyncExecutor();
-        if (decision.isDone()) {
+        // A limiter of the application's own might fail its stage: that failure is the call's, below.
+        if (decision.isDone() && !decision.isCompletedExceptionally()) {
             Decision decided = decision.join();
             Outcome outcome = limited.outcomeOf(decided);
             outcomes.record(limited, key, decided, outcome, response);

@@ -58,8 +58,8 @@ enum ReturnKind {
     }
 
     private static LimiterConfigurationException unsupported(String site, Class<?> type, String declare) {
-        return new LimiterConfigurationException(site, type.getName(), "A limited method decided asynchronously returns what the limit "
-                + "makes of its result, a " + declare + ", which a " + type.getSimpleName() + " is not",
+        return new LimiterConfigurationException(site, type.getName(), "The limit answers an asynchronous call with a " + declare
+                + " of its own, decided before the method's result exists; it cannot make that a " + type.getSimpleName(),
                 "Declare the method's return type as " + declare);
     }
 }
