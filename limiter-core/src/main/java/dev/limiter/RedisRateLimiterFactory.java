@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Consumer;
 
+import org.springframework.data.redis.core.ReactiveRedisOperations;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 
@@ -25,6 +26,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private static final class Settings implements Cloneable {
 
         RedisOperations<String, String> redis;
+
+        /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+        ReactiveScripts reactive;
 
         String keyPrefix = DEFAULT_KEY_PREFIX;
 
@@ -175,6 +179,23 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         return with((s) -> s.denyCacheKeys = maxKeys);
     }
 
+    /**
+     * The same factory, deciding {@link RateLimiter#tryAcquireAsync asynchronous requests} by sending
+     * the script through the reactive API of the same Redis, so that no thread waits for it. Without
+     * it, asynchronous requests are decided by the blocking call.
+     *
+     * @param reactiveRedis reactive operations with String keys and values on the same Redis, such
+     *     as a {@code ReactiveStringRedisTemplate}; their connection should time commands out as
+     *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
+     */
+    public RedisRateLimiterFactory withReactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
+        if (reactiveRedis == null) {
+            throw new IllegalArgumentException("reactiveRedis must not be null");
+        }
+        ReactiveScripts scripts = new ReactiveScripts(reactiveRedis);
+        return with((s) -> s.reactive = scripts);
+    }
+
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
     public boolean isRedisAvailable() {
         return availability.available();
@@ -192,6 +213,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 }
                 return null;
             });
+            if (settings.reactive != null) {
+                settings.reactive.connect();
+            }
         }
         catch (RuntimeException ex) {
             availability.failed(null, ex);
@@ -207,7 +231,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     public RateLimiter create(String name, RateLimiterConfig config) {
         FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : settings.onFailure;
         RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(settings.expectedInstances)) : null;
-        return new RedisRateLimiter(name, config, settings.redis, settings.keyPrefix, settings.clock, availability, policy, fallback,
+        return new RedisRateLimiter(name, config, settings.redis, settings.reactive, settings.keyPrefix, settings.clock, availability, policy, fallback,
                 settings.listener, denyCache);
     }
 }

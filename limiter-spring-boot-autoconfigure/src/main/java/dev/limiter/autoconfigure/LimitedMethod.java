@@ -44,6 +44,8 @@ final class LimitedMethod {
 
     private final RateLimitHeaderFields headerFields;
 
+    private final ReturnKind returns;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
@@ -67,6 +69,12 @@ final class LimitedMethod {
         this.shadow = shadow;
         this.fallback = fallback;
         this.headerFields = RateLimitHeaderFields.of(limiter);
+        this.returns = ReturnKind.of(method, site);
+    }
+
+    /** What the method returns, which decides when its calls are decided. */
+    ReturnKind returns() {
+        return returns;
     }
 
     /** The RateLimit header fields of the limiter, prepared once. */

@@ -17,7 +17,9 @@ import org.springframework.expression.EvaluationContext;
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
  * {@link RateLimitExceededException} without calling the method. With max-wait, a call whose
  * permits were reserved ahead waits for its turn first. In shadow mode a rejected call proceeds;
- * with a fallback method, the fallback answers it.
+ * with a fallback method, the fallback answers it. Methods returning a {@code CompletionStage}, a
+ * {@code Mono} or a {@code Flux} are limited the same way without blocking, by
+ * {@link CompletionStageCalls} and {@link ReactorCalls}.
  * Every outcome passes through {@link DecisionOutcomes}.
  */
 final class RateLimitInterceptor implements MethodInterceptor {
@@ -37,6 +39,16 @@ final class RateLimitInterceptor implements MethodInterceptor {
         LimitedMethod limited = prepared.get(method, targetClass);
         if (limited == null) {
             return invocation.proceed();
+        }
+        switch (limited.returns()) {
+            case COMPLETION_STAGE -> {
+                return CompletionStageCalls.limit(invocation, limited, prepared);
+            }
+            case MONO, FLUX -> {
+                return ReactorCalls.limit(invocation, limited, prepared);
+            }
+            default -> {
+            }
         }
         Object[] args = invocation.getArguments();
         DecisionOutcomes outcomes = prepared.outcomes();
