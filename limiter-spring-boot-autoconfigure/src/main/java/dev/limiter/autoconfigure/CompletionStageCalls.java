@@ -10,7 +10,6 @@ import dev.limiter.RateLimitExceededException;
 
 import org.aopalliance.intercept.MethodInvocation;
 
-import org.springframework.expression.EvaluationContext;
 
 /**
  * Limits a method returning a {@link CompletionStage} without blocking the caller: the key is
@@ -31,21 +30,19 @@ final class CompletionStageCalls {
     static Object limit(MethodInvocation invocation, LimitedMethod limited, RateLimitedMethods prepared) throws Throwable {
         Object target = invocation.getThis();
         Object[] args = invocation.getArguments();
-        String key;
-        long cost;
+        DecisionOutcomes outcomes = prepared.outcomes();
+        LimitedMethod.Call call;
         try {
-            EvaluationContext context = limited.context(args, target);
-            key = limited.key(context);
-            if (key == null) {
-                return invocation.proceed();
-            }
-            cost = limited.cost(context);
+            call = outcomes.evaluate(limited, args, target);
         }
         catch (RuntimeException ex) {
-            prepared.outcomes().error(limited);
             return CompletableFuture.failedFuture(ex);
         }
-        DecisionOutcomes outcomes = prepared.outcomes();
+        if (call == null) {
+            return invocation.proceed();
+        }
+        String key = call.key();
+        long cost = call.cost();
         RateLimitResponse response = outcomes.responseOfThisCall();
         CompletableFuture<Decision> decision = outcomes.decideAsync(limited, key, cost).toCompletableFuture();
         Executor executor = prepared.asyncExecutor();

@@ -47,9 +47,20 @@ class DecisionOutcomes {
         return recorder.decideAsync(method.decidingLimiter(), key, permits);
     }
 
-    /** Records a call of {@code method} that failed before its limiter could decide. */
-    void error(LimitedMethod method) {
-        recorder.countError(method.decidingLimiter());
+    /**
+     * The key and cost of one call of {@code method}; a call whose key or cost expression fails is
+     * counted as an error before the exception goes on.
+     *
+     * @return null when the call is not to be limited
+     */
+    LimitedMethod.Call evaluate(LimitedMethod method, Object[] args, Object target) {
+        try {
+            return method.call(args, target);
+        }
+        catch (RuntimeException ex) {
+            recorder.countError(method.decidingLimiter());
+            throw ex;
+        }
     }
 
     /** Whether responses get the RateLimit header fields. */

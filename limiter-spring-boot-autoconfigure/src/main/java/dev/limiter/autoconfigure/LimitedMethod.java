@@ -120,6 +120,21 @@ final class LimitedMethod {
         return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
     }
 
+    /** The key a call is limited under and the permits it takes. */
+    record Call(String key, long cost) {
+    }
+
+    /**
+     * Evaluates the key and cost of one call, with one evaluation context for both.
+     *
+     * @return the call's key and cost; null when the call is not to be limited (missing key, skipped)
+     */
+    Call call(Object[] args, Object target) {
+        EvaluationContext context = context(args, target);
+        String key = key(context);
+        return (key != null) ? new Call(key, cost(context)) : null;
+    }
+
     /**
      * The context one call's key and cost are evaluated in, created once per call; null when neither
      * is an expression.

@@ -11,7 +11,6 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.expression.EvaluationContext;
 
 /**
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
@@ -52,21 +51,12 @@ final class RateLimitInterceptor implements MethodInterceptor {
         }
         Object[] args = invocation.getArguments();
         DecisionOutcomes outcomes = prepared.outcomes();
-        String key;
-        long cost;
-        try {
-            EvaluationContext context = limited.context(args, target);
-            key = limited.key(context);
-            cost = (key != null) ? limited.cost(context) : 0;
-        }
-        catch (RuntimeException ex) {
-            outcomes.error(limited);
-            throw ex;
-        }
-        if (key == null) {
+        LimitedMethod.Call call = outcomes.evaluate(limited, args, target);
+        if (call == null) {
             return invocation.proceed();
         }
-        Decision decision = outcomes.decide(limited, key, cost);
+        String key = call.key();
+        Decision decision = outcomes.decide(limited, key, call.cost());
         Outcome outcome = limited.outcomeOf(decision);
         outcomes.record(limited, key, decision, outcome);
         switch (outcome) {

@@ -8,7 +8,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
-import org.springframework.expression.EvaluationContext;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -34,25 +33,23 @@ final class ReactorCalls {
         boolean flux = limited.returns() == ReturnKind.FLUX;
         Object target = invocation.getThis();
         Object[] args = invocation.getArguments();
-        String key;
-        long cost;
+        DecisionOutcomes outcomes = prepared.outcomes();
+        LimitedMethod.Call call;
         try {
-            EvaluationContext context = limited.context(args, target);
-            key = limited.key(context);
-            if (key == null) {
-                return invocation.proceed();
-            }
-            cost = limited.cost(context);
+            call = outcomes.evaluate(limited, args, target);
         }
         catch (RuntimeException ex) {
-            prepared.outcomes().error(limited);
             return flux ? Flux.error(ex) : Mono.error(ex);
         }
+        if (call == null) {
+            return invocation.proceed();
+        }
+        String key = call.key();
+        long cost = call.cost();
         Publisher<?> source = (Publisher<?>) invocation.proceed();
         if (source == null) {
             return null;
         }
-        DecisionOutcomes outcomes = prepared.outcomes();
         // A servlet request is bound to this thread only now; a WebFlux exchange is in the subscriber's context.
         RateLimitResponse servletResponse = outcomes.responseOfThisCall();
         Mono<Decision> decision = Mono.fromCompletionStage(() -> outcomes.decideAsync(limited, key, cost));
