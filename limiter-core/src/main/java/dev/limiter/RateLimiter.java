@@ -1,6 +1,8 @@
 package dev.limiter;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A named rate limiter: decides, per key, whether a request may take its permits now.
@@ -45,5 +47,25 @@ public interface RateLimiter {
     /** Tries to take one permit for {@code key}. */
     default Decision tryAcquire(String key) {
         return tryAcquire(key, 1);
+    }
+
+    /**
+     * Tries to take {@code permits} permits for {@code key} without blocking the calling thread for
+     * Redis, as {@link #tryAcquire(String, long)} decides. The stage completes with the decision,
+     * never exceptionally because Redis fails: then the failure policy decides. The default decides
+     * at once, which is right for limiters that need no network.
+     *
+     * @param key the subject limited, such as a user id; "" limits everyone together
+     * @param permits permits asked for, at least 1
+     * @return the decision to come; a rejected request has taken nothing
+     * @throws IllegalArgumentException at once, for a bad key or number of permits
+     */
+    default CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+        return CompletableFuture.completedFuture(tryAcquire(key, permits));
+    }
+
+    /** Tries to take one permit for {@code key} without blocking; see {@link #tryAcquireAsync(String, long)}. */
+    default CompletionStage<Decision> tryAcquireAsync(String key) {
+        return tryAcquireAsync(key, 1);
     }
 }

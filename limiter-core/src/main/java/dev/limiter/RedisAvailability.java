@@ -1,6 +1,7 @@
 package dev.limiter;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -11,23 +12,38 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Whether Redis is usable, shared by every limiter of one factory. After a failure, limiters stop
- * calling Redis at once (so no request waits on a dead server) and one background thread pings it
- * until it answers; then they use it again.
+ * calling Redis at once (so no request waits on a dead server) and one background thread probes it
+ * until a call like the one that failed succeeds; then they use it again.
+ *
+ * <p>The probe repeats what failed instead of pinging: in a Redis Cluster whose master died, the
+ * other masters answer PING while the dead master's slots are still unreachable, and a probe that
+ * asked them would send limiters back to Redis, to fail again, several times a second until the
+ * client reaches the promoted replica.
  */
 final class RedisAvailability {
 
     private static final Log logger = LogFactory.getLog(RedisAvailability.class);
 
+    /** A script that touches nothing, run on the failed call's key; see probe.lua. */
+    private static final RedisScript<Long> PROBE = RedisScript.of(new ClassPathResource("dev/limiter/probe.lua"), Long.class);
+
     private final RedisOperations<String, String> redis;
 
     private final Duration probeInterval;
 
+    private final Runnable recoveryAction;
+
     private final AtomicBoolean available = new AtomicBoolean(true);
+
+    /** Key of the call whose failure started the outage; null when it was for no key (start-up): then the probe pings. */
+    private volatile String failedKey;
 
     private final Object probeLock = new Object();
 
@@ -35,13 +51,21 @@ final class RedisAvailability {
 
     private ScheduledFuture<?> probe;
 
-    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval) {
+    /**
+     * @param recoveryAction run after each probe that finds Redis still failing; may be null
+     */
+    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval, Runnable recoveryAction) {
         this.redis = redis;
         this.probeInterval = probeInterval;
+        this.recoveryAction = recoveryAction;
     }
 
     Duration probeInterval() {
         return probeInterval;
+    }
+
+    Runnable recoveryAction() {
+        return recoveryAction;
     }
 
     /** Whether limiters should call Redis now. */
@@ -49,9 +73,15 @@ final class RedisAvailability {
         return available.get();
     }
 
-    /** Reports a failed call: limiters stop calling Redis until a probe succeeds. */
-    void failed(RuntimeException ex) {
+    /**
+     * Reports a failed call: limiters stop calling Redis until a probe succeeds.
+     *
+     * @param redisKey the key of the call, so that the probe goes where the call went; null for a
+     *     call for no key in particular
+     */
+    void failed(String redisKey, RuntimeException ex) {
         if (available.compareAndSet(true, false)) {
+            failedKey = redisKey;
             Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
             logger.warn("Redis failed; rate limiters follow their failure policy until it answers again (probing every "
                     + probeInterval.toMillis() + " ms): " + ex + ((cause != ex) ? " (" + cause + ")" : ""));
@@ -76,10 +106,17 @@ final class RedisAvailability {
     }
 
     private void probe() {
+        String key = failedKey;
         try {
-            redis.execute((RedisCallback<String>) connection -> connection.ping());
+            if (key != null) {
+                redis.execute(PROBE, List.of(key));
+            }
+            else {
+                redis.execute((RedisCallback<String>) connection -> connection.ping());
+            }
         }
         catch (RuntimeException ex) {
+            recover();
             return;
         }
         synchronized (probeLock) {
@@ -89,6 +126,19 @@ final class RedisAvailability {
         }
         available.set(true);
         logger.info("Redis answers again; rate limiters use it again");
+    }
+
+    private void recover() {
+        if (recoveryAction == null) {
+            return;
+        }
+        try {
+            recoveryAction.run();
+        }
+        catch (RuntimeException ex) {
+            // An exception would end the scheduled probe for good.
+            logger.debug("Recovery action after a failed Redis probe failed", ex);
+        }
     }
 
     /** Stops probing; for shutdown. */

@@ -4,14 +4,19 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 import org.springframework.data.redis.core.RedisOperations;
 
 /**
  * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
- * While Redis fails, its failure policy decides, so an outage never reaches the caller.
+ * While Redis fails, its failure policy decides, so an outage never reaches the caller. Given
+ * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking.
  */
 final class RedisRateLimiter implements RateLimiter {
 
@@ -20,6 +25,9 @@ final class RedisRateLimiter implements RateLimiter {
     private final RateLimiterConfig config;
 
     private final RedisOperations<String, String> redis;
+
+    /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+    private final ReactiveScripts reactive;
 
     private final LuaScript script;
 
@@ -47,11 +55,13 @@ final class RedisRateLimiter implements RateLimiter {
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
-    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock,
-            RedisAvailability availability, FailurePolicy policy, RateLimiter fallback, DecisionListener listener, LocalDenyCache denyCache) {
+    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, ReactiveScripts reactive,
+            String keyPrefix, LimiterClock clock, RedisAvailability availability, FailurePolicy policy, RateLimiter fallback,
+            DecisionListener listener, LocalDenyCache denyCache) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
         this.redis = redis;
+        this.reactive = reactive;
         this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
         this.argsTemplate = argsTemplate(config);
@@ -111,12 +121,9 @@ final class RedisRateLimiter implements RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
-        if (denyCache != null) {
-            Decision remembered = denyCache.rejection(redisKey, permits);
-            if (remembered != null) {
-                listener.onDecision(this, remembered, -1);
-                return remembered;
-            }
+        Decision remembered = remembered(redisKey, permits);
+        if (remembered != null) {
+            return remembered;
         }
         if (!availability.available()) {
             return withoutRedis(key, permits);
@@ -129,16 +136,76 @@ final class RedisRateLimiter implements RateLimiter {
         }
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides.
-            availability.failed(ex);
+            availability.failed(redisKey, ex);
             return withoutRedis(key, permits);
         }
-        long redisNanos = System.nanoTime() - start;
+        return fromRedis(redisKey, permits, reply, System.nanoTime() - start);
+    }
+
+    /**
+     * The same decision as {@link #tryAcquire(String, long)}, through the reactive API: the calling
+     * thread only sends the script, and the stage completes on the thread that reads the reply. A
+     * failing or slow Redis completes it with the failure policy's decision, never exceptionally.
+     */
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+        if (reactive == null) {
+            return CompletableFuture.completedFuture(tryAcquire(key, permits));
+        }
+        InMemoryRateLimiter.checkPermits(permits);
+        String redisKey = redisKey(key);
+        Decision remembered = remembered(redisKey, permits);
+        if (remembered != null) {
+            return CompletableFuture.completedFuture(remembered);
+        }
+        if (!availability.available()) {
+            return CompletableFuture.completedFuture(withoutRedis(key, permits));
+        }
+        Object[] args = args(permits);
+        long start = System.nanoTime();
+        CompletableFuture<List<?>> reply;
+        try {
+            reply = reactive.execute(script, redisKey, Arrays.asList(args));
+        }
+        catch (RuntimeException ex) {
+            availability.failed(redisKey, ex);
+            return CompletableFuture.completedFuture(withoutRedis(key, permits));
+        }
+        return reply.handle((answer, failure) -> {
+            if (failure != null) {
+                // As for the blocking call: never sent again, the policy decides.
+                availability.failed(redisKey, runtime(failure));
+                return withoutRedis(key, permits);
+            }
+            return fromRedis(redisKey, permits, answer, System.nanoTime() - start);
+        });
+    }
+
+    /** The rejection the local deny cache remembers for this request, told to the listener; null when Redis must decide. */
+    private Decision remembered(String redisKey, long permits) {
+        if (denyCache == null) {
+            return null;
+        }
+        Decision remembered = denyCache.rejection(redisKey, permits);
+        if (remembered != null) {
+            listener.onDecision(this, remembered, -1);
+        }
+        return remembered;
+    }
+
+    /** The decision in a script's reply: remembered if it rejects (deny cache), told to the listener. */
+    private Decision fromRedis(String redisKey, long permits, List<?> reply, long redisNanos) {
         Decision decision = decision(reply);
         if (denyCache != null && decision.rejected()) {
             denyCache.remember(redisKey, permits, decision);
         }
         listener.onDecision(this, decision, redisNanos);
         return decision;
+    }
+
+    private static RuntimeException runtime(Throwable failure) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
     }
 
     /** The script's arguments for a request of {@code permits}. */
@@ -158,7 +225,7 @@ final class RedisRateLimiter implements RateLimiter {
                 return Quota.of(decision(redis.execute(script, List.of(redisKey(key)), args(0))));
             }
             catch (RuntimeException ex) {
-                availability.failed(ex);
+                availability.failed(redisKey(key), ex);
             }
         }
         long capacity = config.capacity(0);

@@ -2,7 +2,9 @@ package dev.limiter;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Consumer;
 
+import org.springframework.data.redis.core.ReactiveRedisOperations;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 
@@ -20,24 +22,48 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** How often a failed Redis is probed unless configured. */
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
 
-    private final RedisOperations<String, String> redis;
+    /** What the factory was built with; each {@code with...} copies and changes it. */
+    private static final class Settings implements Cloneable {
 
-    private final String keyPrefix;
+        RedisOperations<String, String> redis;
 
-    private final LimiterClock clock;
+        /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+        ReactiveScripts reactive;
 
-    private final FailurePolicy onFailure;
+        String keyPrefix = DEFAULT_KEY_PREFIX;
+
+        LimiterClock clock;
+
+        FailurePolicy onFailure = FailurePolicy.LOCAL;
+
+        InMemoryRateLimiterFactory local;
+
+        int expectedInstances = 1;
+
+        Duration probeInterval = DEFAULT_PROBE_INTERVAL;
+
+        Runnable recoveryAction;
+
+        DecisionListener listener = DecisionListener.NONE;
+
+        /** Most keys the local deny cache holds; 0 when it is off. */
+        int denyCacheKeys;
+
+        Settings copy() {
+            try {
+                return (Settings) clone();
+            }
+            catch (CloneNotSupportedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }
+    }
+
+    private final Settings settings;
 
     private final InMemoryRateLimiterFactory local;
 
-    private final int expectedInstances;
-
     private final RedisAvailability availability;
-
-    private final DecisionListener listener;
-
-    /** Most keys the local deny cache holds; 0 when it is off. */
-    private final int denyCacheKeys;
 
     private final LocalDenyCache denyCache;
 
@@ -49,40 +75,50 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      *     give it a short command timeout, since a decision waits at most that long for Redis
      */
     public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(redis, DEFAULT_KEY_PREFIX, null, FailurePolicy.LOCAL, null, 1, DEFAULT_PROBE_INTERVAL, DecisionListener.NONE, 0);
+        this(settings(redis));
     }
 
-    private RedisRateLimiterFactory(RedisOperations<String, String> redis, String keyPrefix, LimiterClock clock, FailurePolicy onFailure,
-            InMemoryRateLimiterFactory local, int expectedInstances, Duration probeInterval, DecisionListener listener, int denyCacheKeys) {
-        if (redis == null) {
+    private static Settings settings(RedisOperations<String, String> redis) {
+        Settings settings = new Settings();
+        settings.redis = redis;
+        return settings;
+    }
+
+    private RedisRateLimiterFactory(Settings settings) {
+        if (settings.redis == null) {
             throw new IllegalArgumentException("redis must not be null");
         }
-        if (onFailure == null) {
+        if (settings.onFailure == null) {
             throw new IllegalArgumentException("the failure policy must not be null");
         }
-        if (expectedInstances < 1) {
-            throw new IllegalArgumentException("expected instances must be at least 1 but was " + expectedInstances);
+        if (settings.expectedInstances < 1) {
+            throw new IllegalArgumentException("expected instances must be at least 1 but was " + settings.expectedInstances);
         }
-        if (probeInterval == null || probeInterval.isNegative() || probeInterval.isZero()) {
-            throw new IllegalArgumentException("the probe interval must be positive but was " + probeInterval);
+        if (settings.probeInterval == null || settings.probeInterval.isNegative() || settings.probeInterval.isZero()) {
+            throw new IllegalArgumentException("the probe interval must be positive but was " + settings.probeInterval);
         }
-        this.redis = redis;
-        this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
-        this.clock = clock;
-        this.onFailure = onFailure;
-        this.local = (local != null) ? local : new InMemoryRateLimiterFactory((clock != null) ? clock : LimiterClock.system(),
-                InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS);
-        this.expectedInstances = expectedInstances;
-        this.availability = new RedisAvailability(redis, probeInterval);
-        this.listener = (listener != null) ? listener : DecisionListener.NONE;
-        this.denyCacheKeys = denyCacheKeys;
-        this.denyCache = (denyCacheKeys > 0) ? new LocalDenyCache(denyCacheKeys, clock) : null;
+        if (settings.denyCacheKeys < 0) {
+            throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + settings.denyCacheKeys);
+        }
+        RedisKeys.checkPrefix(settings.keyPrefix);
+        this.settings = settings;
+        this.local = (settings.local != null) ? settings.local
+                : new InMemoryRateLimiterFactory((settings.clock != null) ? settings.clock : LimiterClock.system(),
+                        InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS);
+        this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.recoveryAction);
+        this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
+    }
+
+    /** A copy of this factory with {@code change} applied to its settings. */
+    private RedisRateLimiterFactory with(Consumer<Settings> change) {
+        Settings changed = settings.copy();
+        change.accept(changed);
+        return new RedisRateLimiterFactory(changed);
     }
 
     /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
     public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener,
-                denyCacheKeys);
+        return with((s) -> s.keyPrefix = keyPrefix);
     }
 
     /**
@@ -90,8 +126,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
      */
     public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener,
-                denyCacheKeys);
+        return with((s) -> s.clock = clock);
     }
 
     /**
@@ -102,19 +137,31 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * @param expectedInstances how many instances share each limit: locally, each admits its share
      */
     public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, policy, local, expectedInstances, availability.probeInterval(), listener,
-                denyCacheKeys);
+        return with((s) -> {
+            s.onFailure = policy;
+            s.local = local;
+            s.expectedInstances = expectedInstances;
+        });
     }
 
-    /** How often a failed Redis is pinged to find out whether it answers again. */
+    /** How often a failed Redis is probed to find out whether it answers again. */
     public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, probeInterval, listener, denyCacheKeys);
+        return with((s) -> s.probeInterval = probeInterval);
+    }
+
+    /**
+     * The same factory, running {@code action} on the probe's thread after each probe that finds Redis
+     * still failing: for recovery the Redis client does not do by itself soon enough, such as reloading
+     * a Redis Cluster's topology so that calls reach a promoted replica as soon as it serves the slots of
+     * a dead master. It must return quickly; what it throws is ignored.
+     */
+    public RedisRateLimiterFactory withRecoveryAction(Runnable action) {
+        return with((s) -> s.recoveryAction = action);
     }
 
     /** The same factory, telling {@code listener} of every decision its limiters make, wherever it came from. */
     public RedisRateLimiterFactory withListener(DecisionListener listener) {
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(),
-                listener, denyCacheKeys);
+        return with((s) -> s.listener = (listener != null) ? listener : DecisionListener.NONE);
     }
 
     /**
@@ -129,8 +176,24 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
         }
-        return new RedisRateLimiterFactory(redis, keyPrefix, clock, onFailure, local, expectedInstances, availability.probeInterval(), listener,
-                maxKeys);
+        return with((s) -> s.denyCacheKeys = maxKeys);
+    }
+
+    /**
+     * The same factory, deciding {@link RateLimiter#tryAcquireAsync asynchronous requests} by sending
+     * the script through the reactive API of the same Redis, so that no thread waits for it. Without
+     * it, asynchronous requests are decided by the blocking call.
+     *
+     * @param reactiveRedis reactive operations with String keys and values on the same Redis, such
+     *     as a {@code ReactiveStringRedisTemplate}; their connection should time commands out as
+     *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
+     */
+    public RedisRateLimiterFactory withReactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
+        if (reactiveRedis == null) {
+            throw new IllegalArgumentException("reactiveRedis must not be null");
+        }
+        ReactiveScripts scripts = new ReactiveScripts(reactiveRedis);
+        return with((s) -> s.reactive = scripts);
     }
 
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
@@ -144,15 +207,18 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      */
     public void warmUp() {
         try {
-            redis.execute((RedisCallback<Void>) connection -> {
+            settings.redis.execute((RedisCallback<Void>) connection -> {
                 for (Algorithm algorithm : Algorithm.values()) {
                     connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
                 }
                 return null;
             });
+            if (settings.reactive != null) {
+                settings.reactive.connect();
+            }
         }
         catch (RuntimeException ex) {
-            availability.failed(ex);
+            availability.failed(null, ex);
         }
     }
 
@@ -163,8 +229,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
-        RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(expectedInstances)) : null;
-        return new RedisRateLimiter(name, config, redis, keyPrefix, clock, availability, policy, fallback, listener, denyCache);
+        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : settings.onFailure;
+        RateLimiter fallback = (policy == FailurePolicy.LOCAL) ? local.create(name, config.shareOf(settings.expectedInstances)) : null;
+        return new RedisRateLimiter(name, config, settings.redis, settings.reactive, settings.keyPrefix, settings.clock, availability, policy, fallback,
+                settings.listener, denyCache);
     }
 }

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,12 +47,23 @@ class ClusterAgreementTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void scriptsOnAClusterDecideAsTheirTwins(Algorithm algorithm) {
+        agreeWithTwin(algorithm, false);
+    }
+
+    /** The same through the reactive API, which routes each script to its key's master as well. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void asyncDecisionsOnAClusterDecideAsTheirTwins(Algorithm algorithm) {
+        agreeWithTwin(algorithm, true);
+    }
+
+    private void agreeWithTwin(Algorithm algorithm, boolean async) {
         RateLimiterConfig config = new RateLimiterConfig(algorithm, bursts(algorithm), CONFIG.subWindows(), Duration.ZERO);
         VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + 1_234_567);
-        RateLimiter redis = new RedisRateLimiterFactory(cluster).withKeyPrefix(TestRedisSupport.uniquePrefix())
+        RedisRateLimiterFactory factory = new RedisRateLimiterFactory(cluster).withKeyPrefix(TestRedisSupport.uniquePrefix())
             .withClock(clock)
-            .withFailurePolicy(FailurePolicy.DENY, new InMemoryRateLimiterFactory(), 1)
-            .create("agree", config);
+            .withFailurePolicy(FailurePolicy.DENY, new InMemoryRateLimiterFactory(), 1);
+        RateLimiter redis = (async ? factory.withReactiveRedis(new ReactiveStringRedisTemplate(connections)) : factory).create("agree", config);
         RateLimiter memory = Backend.MEMORY.factory(clock, null).create("agree", config);
         Random random = new Random(20261122L); // fixed seed: a failure replays exactly
         int allowed = 0;
@@ -61,7 +73,8 @@ class ClusterAgreementTest {
             clock.advanceMicros(random.nextInt(1_000_001));
             String key = "user-" + random.nextInt(12);
             long cost = 1 + random.nextInt(3);
-            Decision fromCluster = redis.tryAcquire(key, cost);
+            Decision fromCluster = async ? redis.tryAcquireAsync(key, cost).toCompletableFuture().join()
+                    : redis.tryAcquire(key, cost);
             assertEquals(memory.tryAcquire(key, cost), fromCluster, "step " + step + ", key " + key + ", cost " + cost);
             if (fromCluster.allowed()) {
                 allowed++;

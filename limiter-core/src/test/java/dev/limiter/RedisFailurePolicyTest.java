@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -178,5 +179,34 @@ class RedisFailurePolicyTest {
         RateLimiter limiter = factory(FailurePolicy.ALLOW, 1).create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         redis.kill();
         assertThatThrownBy(() -> limiter.tryAcquire("k", 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void eachFailedProbeRunsTheRecoveryActionAndNothingItThrowsEndsTheProbing() throws InterruptedException {
+        AtomicInteger recoveries = new AtomicInteger();
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1).withProbeInterval(Duration.ofMillis(20))
+            .withRecoveryAction(() -> {
+                recoveries.incrementAndGet();
+                throw new IllegalStateException("recovery failed");
+            });
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        assertThat(recoveries).as("not while Redis answers").hasValue(0);
+
+        redis.kill();
+        limiter.tryAcquire("k");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (recoveries.get() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(recoveries.get()).as("recovery actions after failed probes, the first of which threw").isGreaterThanOrEqualTo(2);
+
+        redis.restart();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!factory.isRedisAvailable() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(factory.isRedisAvailable()).as("the probe went on and found Redis again").isTrue();
+        factory.close();
     }
 }

@@ -11,6 +11,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -25,6 +26,8 @@ final class TestRedisSupport {
 
     private static StringRedisTemplate shared;
 
+    private static ReactiveStringRedisTemplate sharedReactive;
+
     private TestRedisSupport() {
     }
 
@@ -36,6 +39,14 @@ final class TestRedisSupport {
             shared = template(factory);
         }
         return shared;
+    }
+
+    /** A reactive template on the connection factory of {@link #shared()}. */
+    static synchronized ReactiveStringRedisTemplate sharedReactive() {
+        if (sharedReactive == null) {
+            sharedReactive = new ReactiveStringRedisTemplate((LettuceConnectionFactory) shared().getConnectionFactory());
+        }
+        return sharedReactive;
     }
 
     /** A started connection factory for {@code redis}, honouring user, password and database of its URL. */

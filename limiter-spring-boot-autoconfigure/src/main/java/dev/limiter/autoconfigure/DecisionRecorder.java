@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure;
 
+import java.util.concurrent.CompletionStage;
+
 import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.RateLimiter;
@@ -29,6 +31,11 @@ interface DecisionRecorder {
     /** Takes {@code permits} for {@code key} from {@code limiter}, observed as one decision. */
     default Decision decide(RateLimiter limiter, String key, long permits) {
         return limiter.tryAcquire(key, permits);
+    }
+
+    /** Takes {@code permits} for {@code key} from {@code limiter} without blocking, observed as one decision. */
+    default CompletionStage<Decision> decideAsync(RateLimiter limiter, String key, long permits) {
+        return limiter.tryAcquireAsync(key, permits);
     }
 
     /** Counts what became of one call the limiter decided. */

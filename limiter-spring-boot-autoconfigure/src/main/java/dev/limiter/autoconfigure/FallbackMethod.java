@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimited;
@@ -17,7 +18,8 @@ import org.springframework.util.ReflectionUtils;
  * The method answering instead of a rejected call, named by {@code @RateLimited(fallbackMethod)}: a
  * method of the same class with the limited method's parameters, optionally followed by the
  * {@link RateLimitExceededException} (or a supertype), returning something the limited method could
- * return. Resolved once at startup; called on the target object, never on the proxy.
+ * return (any {@code CompletionStage} for a method returning one). Resolved once at startup; called
+ * on the target object, never on the proxy.
  */
 final class FallbackMethod {
 
@@ -73,11 +75,17 @@ final class FallbackMethod {
             throw new LimiterConfigurationException(where, "\"" + name + "\"", problem, "Declare in " + userClass.getSimpleName()
                     + " one of " + signatures(name, limited) + ", or name an existing one");
         }
-        if (!ClassUtils.isAssignable(limited.getReturnType(), found.getReturnType())) {
+        ReturnKind returns = ReturnKind.of(limited, where);
+        // The limited call's stage is made anew from the fallback's: any CompletionStage will do.
+        boolean anyStage = returns == ReturnKind.COMPLETION_STAGE && CompletionStage.class.isAssignableFrom(found.getReturnType());
+        if (!anyStage && !ClassUtils.isAssignable(limited.getReturnType(), found.getReturnType())) {
+            // An asynchronous call is decided after the method returned: its fallback answers with the same kind of result.
+            String asynchronous = returns.isAsync() ? "; the fallback of an asynchronous method answers in its place, "
+                    + "so it returns a " + limited.getReturnType().getSimpleName() + " too" : "";
             throw new LimiterConfigurationException(where, "\"" + name + "\"", "The fallback " + RateLimitedMethods.describe(found, userClass)
                     + " returns " + found.getReturnType().getSimpleName() + ", which " + limited.getName() + " cannot return (it returns "
-                    + limited.getReturnType().getSimpleName() + ")", "Make " + name + " return " + limited.getReturnType().getSimpleName()
-                            + " or a subtype, as in " + signatures(name, limited));
+                    + limited.getReturnType().getSimpleName() + ")" + asynchronous, "Make " + name + " return "
+                            + limited.getReturnType().getSimpleName() + " or a subtype, as in " + signatures(name, limited));
         }
         return new FallbackMethod(found, found.getParameterCount() > parameters.length);
     }

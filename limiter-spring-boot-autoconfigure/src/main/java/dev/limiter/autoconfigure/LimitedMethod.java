@@ -44,6 +44,8 @@ final class LimitedMethod {
 
     private final RateLimitHeaderFields headerFields;
 
+    private final ReturnKind returns;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
@@ -67,6 +69,12 @@ final class LimitedMethod {
         this.shadow = shadow;
         this.fallback = fallback;
         this.headerFields = RateLimitHeaderFields.of(limiter);
+        this.returns = ReturnKind.of(method, site);
+    }
+
+    /** What the method returns, which decides when its calls are decided. */
+    ReturnKind returns() {
+        return returns;
     }
 
     /** The RateLimit header fields of the limiter, prepared once. */
@@ -110,6 +118,21 @@ final class LimitedMethod {
     /** Answers a rejected call through the fallback method, called on the target object. */
     Object fallback(Object target, Object[] args, Decision decision) throws Throwable {
         return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
+    }
+
+    /** The key a call is limited under and the permits it takes. */
+    record Call(String key, long cost) {
+    }
+
+    /**
+     * Evaluates the key and cost of one call, with one evaluation context for both.
+     *
+     * @return the call's key and cost; null when the call is not to be limited (missing key, skipped)
+     */
+    Call call(Object[] args, Object target) {
+        EvaluationContext context = context(args, target);
+        String key = key(context);
+        return (key != null) ? new Call(key, cost(context)) : null;
     }
 
     /**

@@ -284,7 +284,8 @@ public class LimiterProperties {
         private Duration connectTimeout = Duration.ofSeconds(1);
 
         /**
-         * How often a failed Redis is pinged; decisions return to Redis once it answers.
+         * How often a failed Redis is probed, with a call like the one that failed; decisions return
+         * to Redis once it succeeds.
          */
         private Duration probeInterval = Duration.ofMillis(250);
 

@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure;
 
+import java.util.concurrent.CompletionStage;
+
 import dev.limiter.Decision;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
@@ -41,6 +43,14 @@ final class MeteredRateLimiter implements RateLimiter {
         Decision decision = recorder.decide(limiter, key, permits);
         recorder.count(limiter, decision, decision.allowed() ? Outcome.ALLOWED : Outcome.REJECTED);
         return decision;
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+        return recorder.decideAsync(limiter, key, permits).thenApply((decision) -> {
+            recorder.count(limiter, decision, decision.allowed() ? Outcome.ALLOWED : Outcome.REJECTED);
+            return decision;
+        });
     }
 
     @Override

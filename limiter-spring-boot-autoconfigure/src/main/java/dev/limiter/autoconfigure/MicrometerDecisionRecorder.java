@@ -1,6 +1,7 @@
 package dev.limiter.autoconfigure;
 
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -55,16 +56,9 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
         if (observations.isNoop()) {
             return limiter.tryAcquire(key, permits);
         }
-        Observation observation = Observation.createNotStarted(OBSERVATION, observations)
-            .contextualName("rate limit " + limiter.name())
-            .lowCardinalityKeyValue("limiter", limiter.name())
-            .lowCardinalityKeyValue("algorithm", limiter.algorithm().configName())
-            .start();
+        Observation observation = start(limiter);
         try {
-            Decision decision = limiter.tryAcquire(key, permits);
-            observation.lowCardinalityKeyValue("allowed", Boolean.toString(decision.allowed()))
-                .lowCardinalityKeyValue("backend", DecisionRecorder.backendTag(decision.source()));
-            return decision;
+            return decided(observation, limiter.tryAcquire(key, permits));
         }
         catch (RuntimeException ex) {
             observation.error(ex);
@@ -73,6 +67,44 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
         finally {
             observation.stop();
         }
+    }
+
+    @Override
+    public CompletionStage<Decision> decideAsync(RateLimiter limiter, String key, long permits) {
+        if (observations.isNoop()) {
+            return limiter.tryAcquireAsync(key, permits);
+        }
+        Observation observation = start(limiter);
+        try {
+            return limiter.tryAcquireAsync(key, permits).whenComplete((decision, failure) -> {
+                if (failure != null) {
+                    observation.error(failure);
+                }
+                else {
+                    decided(observation, decision);
+                }
+                observation.stop();
+            });
+        }
+        catch (RuntimeException ex) {
+            observation.error(ex);
+            observation.stop();
+            throw ex;
+        }
+    }
+
+    private Observation start(RateLimiter limiter) {
+        return Observation.createNotStarted(OBSERVATION, observations)
+            .contextualName("rate limit " + limiter.name())
+            .lowCardinalityKeyValue("limiter", limiter.name())
+            .lowCardinalityKeyValue("algorithm", limiter.algorithm().configName())
+            .start();
+    }
+
+    private static Decision decided(Observation observation, Decision decision) {
+        observation.lowCardinalityKeyValue("allowed", Boolean.toString(decision.allowed()))
+            .lowCardinalityKeyValue("backend", DecisionRecorder.backendTag(decision.source()));
+        return decision;
     }
 
     @Override

@@ -11,13 +11,14 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.expression.EvaluationContext;
 
 /**
  * Around every {@code @RateLimited} method: takes the call's permits from its limiter, or throws
  * {@link RateLimitExceededException} without calling the method. With max-wait, a call whose
  * permits were reserved ahead waits for its turn first. In shadow mode a rejected call proceeds;
- * with a fallback method, the fallback answers it.
+ * with a fallback method, the fallback answers it. Methods returning a {@code CompletionStage}, a
+ * {@code Mono} or a {@code Flux} are limited the same way without blocking, by
+ * {@link CompletionStageCalls} and {@link ReactorCalls}.
  * Every outcome passes through {@link DecisionOutcomes}.
  */
 final class RateLimitInterceptor implements MethodInterceptor {
@@ -38,23 +39,24 @@ final class RateLimitInterceptor implements MethodInterceptor {
         if (limited == null) {
             return invocation.proceed();
         }
+        switch (limited.returns()) {
+            case COMPLETION_STAGE -> {
+                return CompletionStageCalls.limit(invocation, limited, prepared);
+            }
+            case MONO, FLUX -> {
+                return ReactorCalls.limit(invocation, limited, prepared);
+            }
+            default -> {
+            }
+        }
         Object[] args = invocation.getArguments();
         DecisionOutcomes outcomes = prepared.outcomes();
-        String key;
-        long cost;
-        try {
-            EvaluationContext context = limited.context(args, target);
-            key = limited.key(context);
-            cost = (key != null) ? limited.cost(context) : 0;
-        }
-        catch (RuntimeException ex) {
-            outcomes.error(limited);
-            throw ex;
-        }
-        if (key == null) {
+        LimitedMethod.Call call = outcomes.evaluate(limited, args, target);
+        if (call == null) {
             return invocation.proceed();
         }
-        Decision decision = outcomes.decide(limited, key, cost);
+        String key = call.key();
+        Decision decision = outcomes.decide(limited, key, call.cost());
         Outcome outcome = limited.outcomeOf(decision);
         outcomes.record(limited, key, decision, outcome);
         switch (outcome) {

@@ -7,12 +7,15 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -49,11 +52,45 @@ final class RateLimitedMethods {
 
     private final DecisionOutcomes outcomes;
 
+    /** Spring Boot's bean name of the application's task executor. */
+    private static final String APPLICATION_TASK_EXECUTOR = "applicationTaskExecutor";
+
+    private final BeanFactory beanFactory;
+
+    private volatile Executor asyncExecutor;
+
     RateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, MissingKeyPolicy onMissingKey, DecisionOutcomes outcomes) {
         this.definitions = definitions;
         this.onMissingKey = onMissingKey;
         this.outcomes = outcomes;
+        this.beanFactory = beanFactory;
         this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+    }
+
+    /**
+     * Where methods returning a CompletionStage are called once Redis has decided: the application's
+     * task executor, else the default executor of CompletableFuture; never the thread reading Redis'
+     * replies.
+     */
+    Executor asyncExecutor() {
+        Executor executor = this.asyncExecutor;
+        if (executor == null) {
+            executor = taskExecutor();
+            this.asyncExecutor = executor;
+        }
+        return executor;
+    }
+
+    private Executor taskExecutor() {
+        if (beanFactory != null && beanFactory.containsBean(APPLICATION_TASK_EXECUTOR)) {
+            try {
+                return beanFactory.getBean(APPLICATION_TASK_EXECUTOR, Executor.class);
+            }
+            catch (BeansException ex) {
+                // Not an Executor: the default below.
+            }
+        }
+        return new CompletableFuture<Void>().defaultExecutor();
     }
 
     /**

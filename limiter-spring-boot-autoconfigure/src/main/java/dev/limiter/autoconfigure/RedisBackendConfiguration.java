@@ -55,8 +55,14 @@ class RedisBackendConfiguration {
         if (explicitClock != null) {
             factory = factory.withClock(explicitClock);
         }
+        if (connection.reactiveTemplate() != null) {
+            // Methods returning Mono, Flux or CompletionStage are then decided without blocking a thread.
+            factory = factory.withReactiveRedis(connection.reactiveTemplate());
+        }
+        // After a cluster master dies, each failed probe makes the client look for the promoted replica.
         factory = factory.withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
             .withProbeInterval(redis.getProbeInterval())
+            .withRecoveryAction(connection::reloadClusterTopology)
             .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
                     redis.getExpectedInstances());
         LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();

@@ -97,6 +97,23 @@ class LimiterMetricsTests {
     }
 
     @Test
+    void asynchronousCallsAreCountedOnceToo() {
+        this.contextRunner.run((context) -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            Service service = context.getBean(Service.class);
+            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+            assertThat(service.reactive("ivan").block()).isEqualTo("ok");
+            assertThat(service.staged("ivan").join()).isEqualTo("ok");
+            assertThat(registry.get("async").tryAcquireAsync("ivan").toCompletableFuture().join().rejected()).isTrue();
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.reactive("ivan").block());
+            assertThat(decisions(meters, "async", "allowed", "redis")).isEqualTo(2);
+            assertThat(decisions(meters, "async", "rejected", "redis")).isEqualTo(2);
+            assertThat(allDecisions(meters)).isEqualTo(4);
+            assertThat(meters.get(MicrometerDecisionRecorder.REDIS_DURATION).tag("limiter", "async").timer().count()).isEqualTo(4);
+        });
+    }
+
+    @Test
     void metersAreTaggedWithLimiterAlgorithmOutcomeAndBackendButNeverTheKey() {
         this.contextRunner.run((context) -> {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -258,6 +275,16 @@ class LimiterMetricsTests {
 
         String tooMany(String user, RateLimitExceededException ex) {
             return "fallback";
+        }
+
+        @RateLimited(name = "async", key = "#user", algorithm = dev.limiter.Algorithm.FIXED_WINDOW, limit = 2, window = "1m")
+        public reactor.core.publisher.Mono<String> reactive(String user) {
+            return reactor.core.publisher.Mono.just("ok");
+        }
+
+        @RateLimited(name = "async", key = "#user", algorithm = dev.limiter.Algorithm.FIXED_WINDOW, limit = 2, window = "1m")
+        public java.util.concurrent.CompletableFuture<String> staged(String user) {
+            return java.util.concurrent.CompletableFuture.completedFuture("ok");
         }
 
         @RateLimited(name = "costly", key = "#user", cost = "#cost", limit = 10, window = "1m")

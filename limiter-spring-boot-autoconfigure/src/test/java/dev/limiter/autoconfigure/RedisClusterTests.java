@@ -14,7 +14,10 @@ import dev.limiter.RedisRateLimiterFactory;
 import dev.limiter.autoconfigure.RedisOutageTests.Load;
 import dev.limiter.autoconfigure.RedisOutageTests.Service;
 import dev.limiter.autoconfigure.RedisOutageTests.ServiceConfiguration;
+import dev.limiter.autoconfigure.RedisSwitches.Switch;
 import dev.limiter.test.TestRedisCluster;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,13 +26,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every algorithm on a real Redis Cluster of three masters with replicas, through the
  * auto-configured stack, and a master killed under load: no CROSSSLOT, MOVED or connection error
- * reaches a caller, and decisions come from Redis again once the replica is promoted.
+ * reaches a caller, limiters follow their failure policy until the replica is promoted, and then
+ * decide in Redis again, once, without going back and forth.
  */
 @Timeout(180)
 class RedisClusterTests {
@@ -64,8 +69,22 @@ class RedisClusterTests {
     }
 
     @Test
-    void aMasterKilledUnderLoadFailsOverWithoutErrorsReachingCallers() {
-        try (TestRedisCluster cluster = TestRedisCluster.start()) {
+    void theLimitersConnectionRejectsCommandsWhileDisconnectedAndKeepsTheApplicationsTopologyRefresh() {
+        runner(TestRedisCluster.shared()).withPropertyValues("spring.data.redis.lettuce.cluster.refresh.period=7s").run((context) -> {
+            LettuceConnectionFactory own = (LettuceConnectionFactory) context.getBean(LimiterRedisConnection.class).template()
+                .getConnectionFactory();
+            assertThat(own.getClientConfiguration().getClientOptions()).get()
+                .isInstanceOfSatisfying(ClusterClientOptions.class, (options) -> {
+                    assertThat(options.getDisconnectedBehavior()).isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+                    assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
+                    assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(7));
+                });
+        });
+    }
+
+    @Test
+    void aMasterKilledUnderLoadFailsOverOnceWithoutErrorsReachingCallers() {
+        try (TestRedisCluster cluster = TestRedisCluster.start(); RedisSwitches switches = RedisSwitches.record()) {
             runner(cluster).withUserConfiguration(ServiceConfiguration.class).run((context) -> {
                 RedisRateLimiterFactory factory = context.getBean(RedisRateLimiterFactory.class);
                 // Bounded by time, not by a number of calls: the local policy decides so fast during the
@@ -75,18 +94,32 @@ class RedisClusterTests {
                 load.awaitCalls(300);
                 // The master serving one of the loaded keys.
                 String victim = cluster.masterFor(context.getBean(LimiterProperties.class).getKeyPrefix() + ":{calls:user-0}");
+                int before = switches.count();
+                long killed = System.nanoTime();
                 cluster.killMaster(victim);
                 cluster.awaitHealthy(Duration.ofSeconds(30));
-                // Once the replica is promoted, Redis decides again. (Known: for some seconds after the
-                // failover, limiters can still alternate between Redis and their policy; see the README.)
-                long healthy = System.nanoTime();
-                while (!factory.isRedisAvailable() && System.nanoTime() - healthy < TimeUnit.SECONDS.toNanos(30)) {
-                    Thread.sleep(20);
+                Duration healthy = Duration.ofNanos(System.nanoTime() - killed);
+                while (!factory.isRedisAvailable() && System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(30)) {
+                    Thread.sleep(5);
                 }
+                Duration backInRedis = Duration.ofNanos(System.nanoTime() - killed);
                 assertThat(factory.isRedisAvailable()).as("Redis decides again after the failover").isTrue();
-                load.awaitCalls(load.calls() + 2_000);
+                // A call for a slot that Redis cannot serve yet would switch the limiters back to their policy at
+                // once; of 8,000 more calls on eight threads, about a thousand are for the key on the dead master.
+                int target = load.calls() + 8_000;
+                load.awaitCalls(target);
+                assertThat(load.calls()).as("calls after Redis decides again").isGreaterThanOrEqualTo(target);
                 load.stop();
+
+                System.out.println("Cluster failover: cluster healthy again after " + healthy.toMillis()
+                        + " ms, limiters decide in Redis again after " + backInRedis.toMillis() + " ms; switches since the kill: "
+                        + switches.since(before));
                 assertThat(load.unexpected).as("exceptions other than rejections").isEmpty();
+                // Once to the failure policy, once back: not back and forth while the client still
+                // sends the dead master's slots to its old connection.
+                assertThat(switches.since(before)).as("switches between Redis and the failure policy after the kill")
+                    .containsExactly(Switch.TO_POLICY, Switch.TO_REDIS);
+                assertThat(factory.isRedisAvailable()).as("Redis still decides").isTrue();
             });
         }
     }

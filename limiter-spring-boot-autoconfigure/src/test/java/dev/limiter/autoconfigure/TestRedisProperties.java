@@ -22,6 +22,9 @@ final class TestRedisProperties {
     static String[] withKeyPrefix(String keyPrefix) {
         TestRedis redis = TestRedis.shared();
         // The URL rather than host and port keeps a password or database of LIMITER_TEST_REDIS_URL.
-        return new String[] { "spring.data.redis.url=" + redis.url(), "limiter.key-prefix=" + keyPrefix };
+        // Generous timeouts: on a loaded machine the 100 ms default can expire before a healthy Redis
+        // answers, and the failure policy would decide instead. Outage tests set their own.
+        return new String[] { "spring.data.redis.url=" + redis.url(), "limiter.key-prefix=" + keyPrefix, "limiter.redis.timeout=2s",
+                "limiter.redis.connect-timeout=5s" };
     }
 }

@@ -28,6 +28,8 @@ final class SampleTestSupport {
         registry.add("spring.data.redis.host", redis::host);
         registry.add("spring.data.redis.port", redis::port);
         registry.add("limiter.key-prefix", () -> prefix);
+        // On a loaded machine the 100 ms default can expire before a healthy Redis answers.
+        registry.add("limiter.redis.timeout", () -> "2s");
         return prefix;
     }
 

@@ -24,8 +24,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  * Answers a rejected call with {@code 429 Too Many Requests}, a {@code Retry-After} header in whole
  * seconds (rounded up), the {@code RateLimit-Policy} and {@code RateLimit} header fields (see
  * {@link RateLimitHeaderFields}) and a problem detail naming the limiter and the violated limit, and
- * a call without its rate limit key with {@code 400 Bad Request}. Ordered last, so the
- * application's own exception handlers take precedence.
+ * a call without its rate limit key with {@code 400 Bad Request}. Serves Spring MVC and Spring
+ * WebFlux alike (for WebFlux, also rejections signalled by a {@code Mono} or {@code Flux}). Ordered
+ * last, so the application's own exception handlers take precedence.
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)

@@ -1,0 +1,44 @@
+package dev.limiter.autoconfigure.web;
+
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterProperties;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.reactive.DispatcherHandler;
+
+/**
+ * Spring WebFlux integration of Limiter: rejected calls become {@code 429 Too Many Requests}, as in
+ * Spring MVC, and responses of limited {@code Mono} and {@code Flux} endpoints carry the RateLimit
+ * header fields (unless limiter.headers.enabled=false).
+ */
+@AutoConfiguration(after = LimiterAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass(DispatcherHandler.class)
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+public final class LimiterWebFluxAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitExceededHandler rateLimitExceededHandler(ObjectProvider<RateLimiterRegistry> registry, LimiterProperties properties) {
+        return new RateLimitExceededHandler(properties.getHeaders().isEnabled() ? registry.getIfAvailable() : null);
+    }
+
+    /**
+     * Puts each exchange in the Reactor context, where a limited method's subscription finds the
+     * response its RateLimit header fields go to.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "limiter.headers.enabled", matchIfMissing = true)
+    ServerWebExchangeContextFilter serverWebExchangeContextFilter() {
+        return new ServerWebExchangeContextFilter();
+    }
+}
