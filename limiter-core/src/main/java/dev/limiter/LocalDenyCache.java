@@ -16,6 +16,10 @@ import com.github.benmanes.caffeine.cache.Expiry;
  * that key until it expires: they need at least as long. Requests of fewer permits still ask Redis.
  * The retry-after is counted from when the reply arrived here, a round trip's latency later than
  * Redis decided, so the cache never admits early; at worst it rejects for that much longer.
+ * <p>
+ * When a rejection is over, one caller asks Redis again and the others are rejected until its
+ * answer (at most one more retry-after period): threads flooding a key together would otherwise all
+ * ask Redis at the same moment, once per period each.
  */
 final class LocalDenyCache {
 
@@ -44,6 +48,11 @@ final class LocalDenyCache {
 
     /** A remembered rejection: the decision, the permits it was for, and when it arrived and ends (us). */
     private record Denial(Decision decision, long permits, long atMicros, long untilMicros) {
+
+        /** The retry-after Redis gave: how long the rejection lasts, and how long a claim on it does. */
+        long periodMicros() {
+            return Math.max(1, decision.retryAfter().toNanos() / 1_000L);
+        }
     }
 
     /**
@@ -56,10 +65,20 @@ final class LocalDenyCache {
             return null;
         }
         long now = clock.nowMicros();
-        long left = denial.untilMicros() - now;
-        if (left <= 0) {
-            return null;
+        if (denial.untilMicros() <= now) {
+            // Over: the first caller to see it so asks Redis; callers meanwhile are rejected for one more period
+            // (its answer replaces the claim), so many threads flooding a key cost Redis one call per period, not
+            // one call each whenever a period ends. A caller never passes early: at worst it waits that long.
+            Denial claim = new Denial(denial.decision(), denial.permits(), denial.atMicros(), now + denial.periodMicros());
+            if (denials.asMap().replace(redisKey, denial, claim)) {
+                return null;
+            }
+            denial = denials.getIfPresent(redisKey);
+            if (denial == null || permits < denial.permits() || denial.untilMicros() <= now) {
+                return null;
+            }
         }
+        long left = denial.untilMicros() - now;
         Decision decision = denial.decision();
         Duration elapsed = Duration.ofNanos(Math.max(0, now - denial.atMicros()) * 1_000L);
         Duration reset = decision.resetAfter().minus(elapsed);
@@ -87,14 +106,15 @@ final class LocalDenyCache {
 
     private static final class UntilRetry implements Expiry<String, Denial> {
 
+        // Kept one period past its end, so that a caller can claim it when it is over (see rejection).
         @Override
         public long expireAfterCreate(String key, Denial denial, long currentTime) {
-            return denial.untilMicros() * 1_000L - currentTime;
+            return (denial.untilMicros() + denial.periodMicros()) * 1_000L - currentTime;
         }
 
         @Override
         public long expireAfterUpdate(String key, Denial denial, long currentTime, long currentDuration) {
-            return denial.untilMicros() * 1_000L - currentTime;
+            return (denial.untilMicros() + denial.periodMicros()) * 1_000L - currentTime;
         }
 
         @Override
