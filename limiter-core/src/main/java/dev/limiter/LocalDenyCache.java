@@ -86,9 +86,19 @@ final class LocalDenyCache {
                 Duration.ofNanos(left * 1_000L), Duration.ZERO, decision.violatedLimit(), DecisionSource.LOCAL_DENY_CACHE);
     }
 
-    /** Remembers a rejection Redis just gave, unless it can never pass or may pass at once. */
+    /**
+     * Learns from a decision Redis just gave: remembers a rejection, unless it can never pass or may pass
+     * at once; after an admission that left permits, drops the claim of a rejection that was over (see
+     * rejection), so the callers it held back ask Redis again instead of waiting out one more period.
+     */
     void remember(String redisKey, long permits, Decision decision) {
-        if (decision.allowed() || decision.neverAllowed() || decision.retryAfter().isZero()) {
+        if (decision.allowed()) {
+            if (decision.remaining() > 0) {
+                denials.asMap().remove(redisKey);
+            }
+            return;
+        }
+        if (decision.neverAllowed() || decision.retryAfter().isZero()) {
             return;
         }
         long now = clock.nowMicros();

@@ -196,7 +196,7 @@ final class RedisRateLimiter implements RateLimiter {
     /** The decision in a script's reply: remembered if it rejects (deny cache), told to the listener. */
     private Decision fromRedis(String redisKey, long permits, List<?> reply, long redisNanos) {
         Decision decision = decision(reply);
-        if (denyCache != null && decision.rejected()) {
+        if (denyCache != null) {
             denyCache.remember(redisKey, permits, decision);
         }
         listener.onDecision(this, decision, redisNanos);
