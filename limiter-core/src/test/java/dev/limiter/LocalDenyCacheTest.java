@@ -127,4 +127,39 @@ class LocalDenyCacheTest {
         RedisRateLimiterFactory factory = new RedisRateLimiterFactory(TestRedisSupport.shared());
         assertThatIllegalArgumentException().isThrownBy(() -> factory.withLocalDenyCache(0)).withMessageContaining("maxKeys was 0");
     }
+
+    @Test
+    void whenARejectionRunsOutOneCallerAsksRedisAndTheOthersWaitForItsAnswer() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofSeconds(1)));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(cache.rejection("k", 1)).as("the first caller claims the expired rejection").isNull();
+        Decision held = cache.rejection("k", 1);
+        assertThat(held).as("a concurrent caller is held back for one more period").isNotNull();
+        assertThat(held.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        clock.advance(Duration.ofMillis(10));
+        assertThat(cache.rejection("k", 1).retryAfter()).isEqualTo(Duration.ofMillis(990));
+
+        // Redis admits the claimant and permits are left: the others ask Redis again at once.
+        cache.remember("k", 1, new Decision(true, 2, 1, Duration.ofSeconds(1), Duration.ZERO));
+        assertThat(cache.rejection("k", 1)).isNull();
+        assertThat(cache.rejection("k", 1)).isNull();
+    }
+
+    @Test
+    void anAdmissionThatLeavesNothingKeepsTheClaim() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofSeconds(1)));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(cache.rejection("k", 1)).isNull();
+        cache.remember("k", 1, new Decision(true, 2, 0, Duration.ofSeconds(2), Duration.ZERO));
+        assertThat(cache.rejection("k", 1)).as("nothing is left, so the flood stays local").isNotNull();
+        // The claim lasts one period at most: then the next caller claims it and asks Redis.
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(cache.rejection("k", 1)).isNull();
+        assertThat(cache.rejection("k", 1)).isNotNull();
+        // A fresh rejection from Redis replaces the claim with its own retry-after.
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(300)));
+        assertThat(cache.rejection("k", 1).retryAfter()).isEqualTo(Duration.ofMillis(300));
+    }
 }
