@@ -220,12 +220,13 @@ final class RedisRateLimiter implements RateLimiter {
     @Override
     public Quota quota(String key) {
         if (availability.available()) {
+            String redisKey = redisKey(key);
             try {
                 // No permits: the script decides nothing and writes nothing; its reply is the quota.
-                return Quota.of(decision(redis.execute(script, List.of(redisKey(key)), args(0))));
+                return Quota.of(decision(redis.execute(script, List.of(redisKey), args(0))));
             }
             catch (RuntimeException ex) {
-                availability.failed(redisKey(key), ex);
+                availability.failed(redisKey, ex);
             }
         }
         long capacity = config.capacity(0);

@@ -30,9 +30,7 @@ final class LimitersHealthIndicator implements HealthIndicator {
     @Override
     public Health health() {
         String policy = properties.getOnRedisFailure().name().toLowerCase(Locale.ROOT);
-        if (redis.isRedisAvailable()) {
-            return Health.up().withDetail("backend", "redis").withDetail("onRedisFailure", policy).build();
-        }
-        return Health.status(DEGRADED).withDetail("backend", "redis").withDetail("onRedisFailure", policy).build();
+        Status status = redis.isRedisAvailable() ? Status.UP : DEGRADED;
+        return Health.status(status).withDetail("backend", "redis").withDetail("onRedisFailure", policy).build();
     }
 }
