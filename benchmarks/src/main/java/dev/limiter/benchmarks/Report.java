@@ -51,8 +51,8 @@ final class Report {
         line("%s; %d cores, %.1f GiB; %s; Redis %s; load average %.1f before, %.1f after; took %d min %d s.", machine.date(),
                 machine.cores(), machine.memoryBytes() / (double) (1L << 30), machine.jdk(), machine.redis(), machine.loadBefore(),
                 machine.loadAfter(), machine.took().toMinutes(), machine.took().toSecondsPart());
-        line("Each figure: one JMH fork, %d warmup iteration(s) of %s, one measured iteration of %s; redis-benchmark about %.1f s per run.",
-                timing.warmups(), seconds(timing.warmup()), seconds(timing.measurement()), timing.ceilingSeconds());
+        line("Each figure: one JMH fork, one warmup iteration of %s (%s at 64 threads), one measured iteration of %s; redis-benchmark about %.1f s per run.",
+                seconds(timing.warmup(1)), seconds(timing.warmup(64)), seconds(timing.measurement()), timing.ceilingSeconds());
         line("Limits: hot key and 100,000 keys %d per %d ms (1000/s; bucket algorithms and Bucket4j: burst %d); flood 1 per second.",
                 Workload.RATE_LIMIT, Workload.RATE_WINDOW_MILLIS, Workload.RATE_BURST);
         line();
