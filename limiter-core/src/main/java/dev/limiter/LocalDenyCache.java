@@ -17,9 +17,12 @@ import com.github.benmanes.caffeine.cache.Expiry;
  * The retry-after is counted from when the reply arrived here, a round trip's latency later than
  * Redis decided, so the cache never admits early; at worst it rejects for that much longer.
  * <p>
- * When a rejection is over, one caller asks Redis again and the others are rejected until its
- * answer (at most one more retry-after period): threads flooding a key together would otherwise all
- * ask Redis at the same moment, once per period each.
+ * When a rejection is over, one caller claims it and asks Redis again; the others are rejected until
+ * its answer arrives, however long the round trip: threads flooding a key together would otherwise
+ * all ask Redis at the same moment, once per period each, and a period shorter than a round trip
+ * would let several claim in turn. An admission that leaves permits ends the claim at once; one that
+ * leaves none, or a call that fails, lets it run to the end of its period (one more retry-after);
+ * a rejection replaces it. A claim whose answer never comes is given up after {@link #ANSWER_TIMEOUT_MICROS}.
  */
 final class LocalDenyCache {
 
@@ -46,12 +49,53 @@ final class LocalDenyCache {
             .build();
     }
 
-    /** A remembered rejection: the decision, the permits it was for, and when it arrived and ends (us). */
-    private record Denial(Decision decision, long permits, long atMicros, long untilMicros) {
+    /** How long callers wait for a claimant's answer at most, should it never come (its call lost). */
+    static final long ANSWER_TIMEOUT_MICROS = 1_000_000;
+
+    /** How long at least a rejection is kept after it stops holding, for a caller to claim it. */
+    private static final long KEPT_AFTER_MICROS = 1_000_000;
+
+    /** Retry-after told to callers held back while a claimant's answer is late: ask again shortly. */
+    private static final long LATE_ANSWER_RETRY_MICROS = 1_000;
+
+    /**
+     * A remembered rejection: the decision, the permits it was for, when it arrived and ends (us); when
+     * claimed, whether the claimant's answer is awaited and until when at most.
+     */
+    private record Denial(Decision decision, long permits, long atMicros, long untilMicros, boolean awaitingAnswer,
+            long answerDueMicros) {
+
+        Denial(Decision decision, long permits, long atMicros, long untilMicros) {
+            this(decision, permits, atMicros, untilMicros, false, untilMicros);
+        }
 
         /** The retry-after Redis gave: how long the rejection lasts, and how long a claim on it does. */
         long periodMicros() {
             return Math.max(1, decision.retryAfter().toNanos() / 1_000L);
+        }
+
+        /** Whether it answers callers at {@code now}: until its end, or while a claimant's answer is awaited. */
+        boolean holds(long now) {
+            return untilMicros > now || (awaitingAnswer && answerDueMicros > now);
+        }
+
+        /** Claimed at {@code now}: one more period, and callers wait for the claimant's answer. */
+        Denial claimed(long now) {
+            long until = now + periodMicros();
+            return new Denial(decision, permits, atMicros, until, true, Math.max(until, now + ANSWER_TIMEOUT_MICROS));
+        }
+
+        /** No longer waiting for an answer: holds to the end of its period. */
+        Denial settled() {
+            return awaitingAnswer ? new Denial(decision, permits, atMicros, untilMicros) : this;
+        }
+
+        /**
+         * When the cache may drop it: a period after it stops holding, and at least {@link #KEPT_AFTER_MICROS},
+         * so that a flood still going claims it. Dropped, every flooding caller would ask Redis at once.
+         */
+        long keptUntilMicros() {
+            return Math.max(untilMicros, answerDueMicros) + Math.max(periodMicros(), KEPT_AFTER_MICROS);
         }
     }
 
@@ -65,20 +109,19 @@ final class LocalDenyCache {
             return null;
         }
         long now = clock.nowMicros();
-        if (denial.untilMicros() <= now) {
-            // Over: the first caller to see it so asks Redis; callers meanwhile are rejected for one more period
-            // (its answer replaces the claim), so many threads flooding a key cost Redis one call per period, not
-            // one call each whenever a period ends. A caller never passes early: at worst it waits that long.
-            Denial claim = new Denial(denial.decision(), denial.permits(), denial.atMicros(), now + denial.periodMicros());
-            if (denials.asMap().replace(redisKey, denial, claim)) {
+        if (!denial.holds(now)) {
+            // Over: the first caller to see it so claims it and asks Redis (see the class comment). A caller
+            // never passes early: at worst it waits for the claimant's answer.
+            if (denials.asMap().replace(redisKey, denial, denial.claimed(now))) {
                 return null;
             }
             denial = denials.getIfPresent(redisKey);
-            if (denial == null || permits < denial.permits() || denial.untilMicros() <= now) {
+            if (denial == null || permits < denial.permits() || !denial.holds(now)) {
                 return null;
             }
         }
-        long left = denial.untilMicros() - now;
+        // A claimant's answer later than the period: the caller may ask again shortly.
+        long left = Math.max(denial.untilMicros() - now, LATE_ANSWER_RETRY_MICROS);
         Decision decision = denial.decision();
         Duration elapsed = Duration.ofNanos(Math.max(0, now - denial.atMicros()) * 1_000L);
         Duration reset = decision.resetAfter().minus(elapsed);
@@ -88,17 +131,21 @@ final class LocalDenyCache {
 
     /**
      * Learns from a decision Redis just gave: remembers a rejection, unless it can never pass or may pass
-     * at once; after an admission that left permits, drops the claim of a rejection that was over (see
-     * rejection), so the callers it held back ask Redis again instead of waiting out one more period.
+     * at once. An admission that left permits drops the key's claim, so the callers it held back ask
+     * Redis again instead of waiting out one more period; one that left none ends the wait for an answer.
      */
     void remember(String redisKey, long permits, Decision decision) {
         if (decision.allowed()) {
             if (decision.remaining() > 0) {
                 denials.asMap().remove(redisKey);
             }
+            else {
+                settle(redisKey);
+            }
             return;
         }
         if (decision.neverAllowed() || decision.retryAfter().isZero()) {
+            settle(redisKey);
             return;
         }
         long now = clock.nowMicros();
@@ -106,6 +153,17 @@ final class LocalDenyCache {
         denials.asMap().merge(redisKey, new Denial(decision, permits, now, until),
                 // Keep the rejection that answers more requests: the one for fewer permits.
                 (old, fresh) -> (old.untilMicros() > now && old.permits() < fresh.permits()) ? old : fresh);
+    }
+
+    /**
+     * Ends the wait for the answer to a claim on {@code redisKey}, when no answer is coming (Redis failed)
+     * or it says nothing of the next permit: the claim holds to the end of its period.
+     */
+    void settle(String redisKey) {
+        Denial denial = denials.getIfPresent(redisKey);
+        if (denial != null && denial.awaitingAnswer()) {
+            denials.asMap().replace(redisKey, denial, denial.settled());
+        }
     }
 
     /** Number of keys remembered, after expired ones are dropped. For tests. */
@@ -119,12 +177,12 @@ final class LocalDenyCache {
         // Kept one period past its end, so that a caller can claim it when it is over (see rejection).
         @Override
         public long expireAfterCreate(String key, Denial denial, long currentTime) {
-            return (denial.untilMicros() + denial.periodMicros()) * 1_000L - currentTime;
+            return denial.keptUntilMicros() * 1_000L - currentTime;
         }
 
         @Override
         public long expireAfterUpdate(String key, Denial denial, long currentTime, long currentDuration) {
-            return (denial.untilMicros() + denial.periodMicros()) * 1_000L - currentTime;
+            return denial.keptUntilMicros() * 1_000L - currentTime;
         }
 
         @Override

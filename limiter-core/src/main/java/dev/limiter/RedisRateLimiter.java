@@ -126,7 +126,7 @@ final class RedisRateLimiter implements RateLimiter {
             return remembered;
         }
         if (!availability.available()) {
-            return withoutRedis(key, permits);
+            return withoutRedis(redisKey, key, permits);
         }
         Object[] args = args(permits);
         List<?> reply;
@@ -137,7 +137,7 @@ final class RedisRateLimiter implements RateLimiter {
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides.
             availability.failed(redisKey, ex);
-            return withoutRedis(key, permits);
+            return withoutRedis(redisKey, key, permits);
         }
         return fromRedis(redisKey, permits, reply, System.nanoTime() - start);
     }
@@ -159,7 +159,7 @@ final class RedisRateLimiter implements RateLimiter {
             return CompletableFuture.completedFuture(remembered);
         }
         if (!availability.available()) {
-            return CompletableFuture.completedFuture(withoutRedis(key, permits));
+            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits));
         }
         Object[] args = args(permits);
         long start = System.nanoTime();
@@ -169,13 +169,13 @@ final class RedisRateLimiter implements RateLimiter {
         }
         catch (RuntimeException ex) {
             availability.failed(redisKey, ex);
-            return CompletableFuture.completedFuture(withoutRedis(key, permits));
+            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits));
         }
         return reply.handle((answer, failure) -> {
             if (failure != null) {
                 // As for the blocking call: never sent again, the policy decides.
                 availability.failed(redisKey, runtime(failure));
-                return withoutRedis(key, permits);
+                return withoutRedis(redisKey, key, permits);
             }
             return fromRedis(redisKey, permits, answer, System.nanoTime() - start);
         });
@@ -240,8 +240,14 @@ final class RedisRateLimiter implements RateLimiter {
         };
     }
 
-    /** The decision of the failure policy, while Redis fails. */
-    private Decision withoutRedis(String key, long permits) {
+    /**
+     * The decision of the failure policy, while Redis fails. A claim this caller may hold on a remembered
+     * rejection of the key gets no answer from Redis, so the others stop waiting for one.
+     */
+    private Decision withoutRedis(String redisKey, String key, long permits) {
+        if (denyCache != null) {
+            denyCache.settle(redisKey);
+        }
         long capacity = config.capacity(0);
         Decision decision = switch (policy) {
             case LOCAL -> fallback.tryAcquire(key, permits).from(DecisionSource.LOCAL_FALLBACK);

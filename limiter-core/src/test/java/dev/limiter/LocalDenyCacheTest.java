@@ -162,4 +162,66 @@ class LocalDenyCacheTest {
         cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(300)));
         assertThat(cache.rejection("k", 1).retryAfter()).isEqualTo(Duration.ofMillis(300));
     }
+
+    @Test
+    void callersWaitForTheClaimantsAnswerEvenWhenItTakesLongerThanThePeriod() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        // Just before a bucket's next token the retry-after is shorter than a round trip to Redis.
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(3)));
+        clock.advance(Duration.ofMillis(3));
+        assertThat(cache.rejection("k", 1)).as("the claimant asks Redis").isNull();
+        clock.advance(Duration.ofMillis(2));
+        assertThat(cache.rejection("k", 1).retryAfter()).isEqualTo(Duration.ofMillis(1));
+        for (int i = 0; i < 50; i++) {
+            clock.advance(Duration.ofMillis(2));
+            Decision held = cache.rejection("k", 1);
+            assertThat(held).as("100 ms later the answer is still awaited, so nobody else asks").isNotNull();
+            assertThat(held.retryAfter()).as("ask again shortly").isEqualTo(Duration.ofMillis(1));
+        }
+        // The answer: rejected again, for 40 ms.
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(40)));
+        assertThat(cache.rejection("k", 1).retryAfter()).isEqualTo(Duration.ofMillis(40));
+        clock.advance(Duration.ofMillis(40));
+        assertThat(cache.rejection("k", 1)).isNull();
+    }
+
+    @Test
+    void anAnswerThatNeverComesIsGivenUpAfterTheAnswerTimeout() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(3)));
+        clock.advance(Duration.ofMillis(3));
+        assertThat(cache.rejection("k", 1)).isNull();
+        clock.advanceMicros(LocalDenyCache.ANSWER_TIMEOUT_MICROS - 1);
+        assertThat(cache.rejection("k", 1)).as("still waiting").isNotNull();
+        clock.advanceMicros(1);
+        assertThat(cache.rejection("k", 1)).as("given up: the next caller claims it").isNull();
+        assertThat(cache.rejection("k", 1)).isNotNull();
+    }
+
+    @Test
+    void aClaimWhoseCallFailsHoldsOnlyToTheEndOfItsPeriod() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(30)));
+        clock.advance(Duration.ofMillis(30));
+        assertThat(cache.rejection("k", 1)).isNull();
+        clock.advance(Duration.ofMillis(10));
+        // Redis failed the claimant: no answer will come, the failure policy decided its call.
+        cache.settle("k");
+        assertThat(cache.rejection("k", 1).retryAfter()).isEqualTo(Duration.ofMillis(20));
+        clock.advance(Duration.ofMillis(20));
+        assertThat(cache.rejection("k", 1)).as("its period is over: the next caller asks Redis").isNull();
+    }
+
+    @Test
+    void aFloodThatGoesOnAfterAShortClaimStillSendsOneCallerToRedis() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(15)));
+        clock.advance(Duration.ofMillis(15));
+        assertThat(cache.rejection("k", 1)).isNull();
+        // The claimant's answer, 40 ms later: admitted, nothing left. Its 15 ms claim is long over.
+        clock.advance(Duration.ofMillis(40));
+        cache.remember("k", 1, new Decision(true, 2, 0, Duration.ofSeconds(1), Duration.ZERO));
+        assertThat(cache.rejection("k", 1)).as("the next caller claims it").isNull();
+        assertThat(cache.rejection("k", 1)).as("the rest of the flood waits for that answer instead of all asking Redis").isNotNull();
+    }
 }

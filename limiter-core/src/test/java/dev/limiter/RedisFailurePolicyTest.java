@@ -144,6 +144,25 @@ class RedisFailurePolicyTest {
     }
 
     @Test
+    void aClaimOnARememberedRejectionEndsWithItsPeriodWhenRedisFailsTheClaimant() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW, 1).withLocalDenyCache(10);
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(1, Duration.ofMillis(100)));
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        Decision rejected = limiter.tryAcquire("k");
+        assertThat(rejected.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.LOCAL_DENY_CACHE);
+        clock.advance(rejected.retryAfter());
+        redis.kill();
+        // The caller that claims the rejection gets no answer from Redis: the policy decides it.
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+        assertThat(limiter.tryAcquire("k").source()).as("held to the end of the claim's period").isEqualTo(DecisionSource.LOCAL_DENY_CACHE);
+        // Then the next caller claims it, instead of all waiting out the answer timeout for an answer that never comes.
+        clock.advance(rejected.retryAfter());
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+        factory.close();
+    }
+
+    @Test
     void allowAdmitsEveryCallWhileRedisIsDown() {
         RateLimiter limiter = factory(FailurePolicy.ALLOW, 1).create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         redis.kill();
