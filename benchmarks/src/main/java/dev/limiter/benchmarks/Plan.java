@@ -80,8 +80,8 @@ final class Plan {
                 for (Algorithm algorithm : Algorithm.values()) {
                     runs.add(new Run(Subject.LIMITER_ANNOTATED, algorithm, workload, threads));
                 }
-                // The deny cache matters when many callers flood a key: 64 threads only, to keep the run short.
-                if (workload == Workload.FLOOD && threads > 1) {
+                // The deny cache matters when many callers share a key over its limit: 64 threads only, to keep the run short.
+                if (workload != Workload.UNIFORM_KEYS && threads > 1) {
                     for (Algorithm algorithm : Algorithm.values()) {
                         runs.add(new Run(Subject.LIMITER_DENY_CACHE, algorithm, workload, threads));
                     }
