@@ -32,9 +32,15 @@ final class LuaScript implements RedisScript<List> {
 
     private final String sha1;
 
+    private final byte[] sourceBytes;
+
+    private final byte[] sha1Bytes;
+
     private LuaScript(String source) {
         this.source = source;
         this.sha1 = DigestUtils.sha1DigestAsHex(source);
+        this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
+        this.sha1Bytes = sha1.getBytes(StandardCharsets.US_ASCII);
     }
 
     static LuaScript of(Algorithm algorithm) {
@@ -51,6 +57,16 @@ final class LuaScript implements RedisScript<List> {
         catch (IOException ex) {
             throw new UncheckedIOException("Cannot read Lua script " + location, ex);
         }
+    }
+
+    /** The SHA1 as EVALSHA sends it. Never modified by callers. */
+    byte[] sha1Bytes() {
+        return sha1Bytes;
+    }
+
+    /** The source as EVAL sends it. Never modified by callers. */
+    byte[] sourceBytes() {
+        return sourceBytes;
     }
 
     @Override

@@ -24,7 +24,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final RateLimiterConfig config;
 
-    private final RedisOperations<String, String> redis;
+    private final BlockingScripts redis;
 
     /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
     private final ReactiveScripts reactive;
@@ -60,7 +60,7 @@ final class RedisRateLimiter implements RateLimiter {
             DecisionListener listener, LocalDenyCache denyCache) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
-        this.redis = redis;
+        this.redis = new BlockingScripts(redis);
         this.reactive = reactive;
         this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
@@ -132,7 +132,7 @@ final class RedisRateLimiter implements RateLimiter {
         List<?> reply;
         long start = System.nanoTime();
         try {
-            reply = redis.execute(script, List.of(redisKey), args);
+            reply = redis.execute(script, redisKey, args);
         }
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides.
@@ -223,7 +223,7 @@ final class RedisRateLimiter implements RateLimiter {
             String redisKey = redisKey(key);
             try {
                 // No permits: the script decides nothing and writes nothing; its reply is the quota.
-                return Quota.of(decision(redis.execute(script, List.of(redisKey), args(0))));
+                return Quota.of(decision(redis.execute(script, redisKey, args(0))));
             }
             catch (RuntimeException ex) {
                 availability.failed(redisKey, ex);

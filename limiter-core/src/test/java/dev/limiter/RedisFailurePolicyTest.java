@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.limiter.test.TestRedis;
@@ -159,6 +160,24 @@ class RedisFailurePolicyTest {
         // Then the next caller claims it, instead of all waiting out the answer timeout for an answer that never comes.
         clock.advance(rejected.retryAfter());
         assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+        factory.close();
+    }
+
+    @Test
+    void aScriptRedisLostIsSentAgainInTheSameCallWithoutAFailedDecision() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.DENY, 1);
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        template.execute((RedisCallback<Void>) (connection) -> {
+            connection.scriptingCommands().scriptFlush();
+            return null;
+        });
+        // EVALSHA answers NOSCRIPT; EVAL sends the script in the same call, and Redis keeps it again.
+        Decision afterFlush = limiter.tryAcquire("k");
+        assertThat(afterFlush.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(afterFlush.remaining()).isEqualTo(3);
+        assertThat(limiter.quota("k").remaining()).isEqualTo(3);
+        assertThat(factory.isRedisAvailable()).as("NOSCRIPT is not an outage").isTrue();
         factory.close();
     }
 
