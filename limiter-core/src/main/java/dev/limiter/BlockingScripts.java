@@ -64,7 +64,7 @@ final class BlockingScripts {
 
     /** Whether Redis answered NOSCRIPT, somewhere in the cause chain of {@code failure}. */
     static boolean isNoScript(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
             if (message != null && message.contains("NOSCRIPT")) {
                 return true;

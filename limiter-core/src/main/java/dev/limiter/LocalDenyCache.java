@@ -174,7 +174,7 @@ final class LocalDenyCache {
 
     private static final class UntilRetry implements Expiry<String, Denial> {
 
-        // Kept one period past its end, so that a caller can claim it when it is over (see rejection).
+        // Kept past its end (Denial.keptUntilMicros), so that a caller can claim it when it is over (see rejection).
         @Override
         public long expireAfterCreate(String key, Denial denial, long currentTime) {
             return denial.keptUntilMicros() * 1_000L - currentTime;

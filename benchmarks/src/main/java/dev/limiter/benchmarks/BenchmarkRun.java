@@ -44,7 +44,7 @@ public final class BenchmarkRun {
      */
     record Timing(Duration warmup, Duration contendedWarmup, Duration measurement, double ceilingSeconds) {
 
-        /** About 7-11 s per JMH run with the forked JVM's start (about 100 runs), about 16 minutes in all. */
+        /** About 7-11 s per JMH run with the forked JVM's start (108 runs), about 20 minutes in all. */
         static final Timing FULL = new Timing(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(3), 1.5);
 
         static final Timing QUICK = new Timing(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(1), 0.5);

@@ -79,31 +79,27 @@ final class Report {
 
         // The same hot key with the local deny cache on (off by default): a hot key over its limit is a flood.
         Results.Entry denyHot = results.get(Subject.LIMITER_DENY_CACHE, Algorithm.TOKEN_BUCKET, Workload.HOT_KEY, 64);
-        double denyHotRatio = results.perSecond(Subject.LIMITER_DENY_CACHE, Algorithm.TOKEN_BUCKET, Workload.HOT_KEY, 64) / bucket4jHot;
-        double denyHotDeviation = (denyHot == null || denyHot.counted() == null) ? Double.NaN
-                : denyHot.counted().admittedPerSecond() / Workload.HOT_KEY.ratePerSecond() - 1;
+        double denyHotPerSecond = results.perSecond(Subject.LIMITER_DENY_CACHE, Algorithm.TOKEN_BUCKET, Workload.HOT_KEY, 64);
+        double denyHotRatio = denyHotPerSecond / bucket4jHot;
+        double denyHotDeviation = hotKeyDeviation(denyHot);
         target("Hot key, 64 threads, with the local deny cache on: Limiter ≥ 30x Bucket4j decisions/s, admitting the rate within 1%",
                 String.format(Locale.ROOT, "token bucket %s/s vs Bucket4j %s/s: **%.0fx**, admitting %s/s (**%+.2f%%**)",
-                        count(results.perSecond(Subject.LIMITER_DENY_CACHE, Algorithm.TOKEN_BUCKET, Workload.HOT_KEY, 64)), count(bucket4jHot),
-                        denyHotRatio, admittedOf(denyHot), denyHotDeviation * 100),
+                        count(denyHotPerSecond), count(bucket4jHot), denyHotRatio, admittedOf(denyHot), denyHotDeviation * 100),
                 denyHotRatio >= 30 && Math.abs(denyHotDeviation) <= 0.01);
 
         double worstDeviation = Double.NaN;
         Algorithm worst = null;
         for (Algorithm algorithm : Algorithm.values()) {
             Results.Entry entry = results.get(Subject.LIMITER_API, algorithm, Workload.HOT_KEY, 64);
-            if (entry != null && entry.counted() != null) {
-                double deviation = entry.counted().admittedPerSecond() / Workload.HOT_KEY.ratePerSecond() - 1;
-                if (worst == null || Math.abs(deviation) > Math.abs(worstDeviation)) {
-                    worst = algorithm;
-                    worstDeviation = deviation;
-                }
+            double deviation = hotKeyDeviation(entry);
+            if (!Double.isNaN(deviation) && (worst == null || Math.abs(deviation) > Math.abs(worstDeviation))) {
+                worst = algorithm;
+                worstDeviation = deviation;
             }
         }
         Results.Entry tokenBucket = results.get(Subject.LIMITER_API, Algorithm.TOKEN_BUCKET, Workload.HOT_KEY, 64);
         Results.Entry bucket4j = results.get(Subject.BUCKET4J, null, Workload.HOT_KEY, 64);
-        double tokenBucketDeviation = (tokenBucket == null || tokenBucket.counted() == null) ? Double.NaN
-                : tokenBucket.counted().admittedPerSecond() / Workload.HOT_KEY.ratePerSecond() - 1;
+        double tokenBucketDeviation = hotKeyDeviation(tokenBucket);
         // Judged on the token bucket, the algorithm Bucket4j runs; the other five are shown beside it.
         target("Hot key, 64 threads: Limiter admits the configured rate (1000/s) within 1%",
                 (worst == null) ? "not measured"
@@ -245,8 +241,7 @@ final class Report {
                         cells.add(entry == null ? "" : "failed");
                         continue;
                     }
-                    double perSecond = entry.counted().admittedPerSecond();
-                    cells.add(String.format(Locale.ROOT, "%.1f (%+.2f%%)%s", perSecond, (perSecond / Workload.HOT_KEY.ratePerSecond() - 1) * 100,
+                    cells.add(String.format(Locale.ROOT, "%.1f (%+.2f%%)%s", entry.counted().admittedPerSecond(), hotKeyDeviation(entry) * 100,
                             entry.counted().saturated() ? "" : ", no call rejected: fewer decisions than the rate"));
                 }
                 row(cells);
@@ -389,6 +384,12 @@ final class Report {
             return String.format(Locale.ROOT, "%s (%.2f)", count(entry.perSecond()), entry.counted().scriptsPerDecision());
         }
         return count(entry.perSecond());
+    }
+
+    /** How far a hot-key run admitted from the configured rate (0.01 is 1% over); NaN when it was not counted. */
+    private static double hotKeyDeviation(Results.Entry entry) {
+        return (entry == null || entry.counted() == null) ? Double.NaN
+                : entry.counted().admittedPerSecond() / Workload.HOT_KEY.ratePerSecond() - 1;
     }
 
     private static String admittedOf(Results.Entry entry) {
