@@ -87,6 +87,11 @@ final class InMemoryRateLimiter<S> implements RateLimiter {
         return Quota.of(twin.apply((entry != null) ? entry.state() : null, config, clock.nowMicros(), 0).decision());
     }
 
+    /** Forgets the state of {@code key}: it starts idle again. */
+    void forget(String key) {
+        states.invalidate(key);
+    }
+
     /** Number of keys held, after expired ones are dropped. For tests and metrics. */
     long keyCount() {
         states.cleanUp();

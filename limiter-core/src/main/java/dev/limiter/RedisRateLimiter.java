@@ -44,8 +44,8 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final FailurePolicy policy;
 
-    /** The in-memory limiter of {@link FailurePolicy#LOCAL}; null for the other policies. */
-    private final RateLimiter fallback;
+    /** What {@link FailurePolicy#LOCAL} decides from; null for the other policies. */
+    private final LocalShares shares;
 
     private final DecisionListener listener;
 
@@ -56,7 +56,7 @@ final class RedisRateLimiter implements RateLimiter {
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
     RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, ReactiveScripts reactive,
-            String keyPrefix, LimiterClock clock, RedisAvailability availability, FailurePolicy policy, RateLimiter fallback,
+            String keyPrefix, LimiterClock clock, RedisAvailability availability, FailurePolicy policy, LocalShares shares,
             DecisionListener listener, LocalDenyCache denyCache) {
         this.name = RedisKeys.checkName(name);
         this.config = config;
@@ -69,7 +69,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.clock = clock;
         this.availability = availability;
         this.policy = policy;
-        this.fallback = fallback;
+        this.shares = shares;
         this.listener = listener;
         this.denyCache = denyCache;
     }
@@ -135,11 +135,13 @@ final class RedisRateLimiter implements RateLimiter {
             reply = redis.execute(script, redisKey, args);
         }
         catch (RuntimeException ex) {
-            // A timed-out script may have been applied: it is never sent again, the policy decides.
+            // A timed-out script may have been applied: it is never sent again, the policy decides
+            // this call, and the availability judges whether Redis is out or this call alone failed.
             availability.failed(redisKey, ex);
             return withoutRedis(redisKey, key, permits);
         }
-        return fromRedis(redisKey, permits, reply, System.nanoTime() - start);
+        availability.succeeded();
+        return fromRedis(redisKey, key, permits, reply, System.nanoTime() - start);
     }
 
     /**
@@ -177,7 +179,8 @@ final class RedisRateLimiter implements RateLimiter {
                 availability.failed(redisKey, runtime(failure));
                 return withoutRedis(redisKey, key, permits);
             }
-            return fromRedis(redisKey, permits, answer, System.nanoTime() - start);
+            availability.succeeded();
+            return fromRedis(redisKey, key, permits, answer, System.nanoTime() - start);
         });
     }
 
@@ -193,9 +196,15 @@ final class RedisRateLimiter implements RateLimiter {
         return remembered;
     }
 
-    /** The decision in a script's reply: remembered if it rejects (deny cache), told to the listener. */
-    private Decision fromRedis(String redisKey, long permits, List<?> reply, long redisNanos) {
+    /**
+     * The decision in a script's reply: remembered if it rejects (deny cache), its quota remembered
+     * for the local failure policy, told to the listener.
+     */
+    private Decision fromRedis(String redisKey, String key, long permits, List<?> reply, long redisNanos) {
         Decision decision = decision(reply);
+        if (shares != null) {
+            shares.observe(key, (int) number(reply, 1) - 1, decision.remaining(), number(reply, 3));
+        }
         if (denyCache != null) {
             denyCache.remember(redisKey, permits, decision);
         }
@@ -231,10 +240,7 @@ final class RedisRateLimiter implements RateLimiter {
         }
         long capacity = config.capacity(0);
         return switch (policy) {
-            case LOCAL -> {
-                Quota local = fallback.quota(key);
-                yield new Quota(local.limit(), local.remaining(), local.resetAfter(), DecisionSource.LOCAL_FALLBACK);
-            }
+            case LOCAL -> shares.quota(key);
             case ALLOW -> new Quota(capacity, capacity, Duration.ZERO, DecisionSource.FAILURE_POLICY);
             case DENY -> new Quota(capacity, 0, Duration.ZERO, DecisionSource.FAILURE_POLICY);
         };
@@ -250,7 +256,7 @@ final class RedisRateLimiter implements RateLimiter {
         }
         long capacity = config.capacity(0);
         Decision decision = switch (policy) {
-            case LOCAL -> fallback.tryAcquire(key, permits).from(DecisionSource.LOCAL_FALLBACK);
+            case LOCAL -> shares.decide(key, permits);
             case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
             case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, DecisionSource.FAILURE_POLICY);
         };

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
@@ -289,7 +290,8 @@ class AsyncDecisionTest {
 
         @Test
         void aStalledRedisBlocksNoThreadAndThePolicyDecidesAfterTheTimeout() {
-            RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW);
+            AtomicLong nanos = new AtomicLong();
+            RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW).withNanoTime(nanos::get);
             RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
             assertThat(decided(limiter.tryAcquireAsync("k")).remaining()).isEqualTo(4);
             pause();
@@ -300,6 +302,10 @@ class AsyncDecisionTest {
             assertThat(pending).as("the timeout completes it, with the policy's decision").isCompletedWithValue(decision);
             assertThat(decision.allowed()).isTrue();
             assertThat(heard.get(1).source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+            assertThat(factory.isRedisAvailable()).as("one slow call is no outage").isTrue();
+            // Calls failing for the outage time, none succeeding, are one.
+            nanos.addAndGet(RedisRateLimiterFactory.DEFAULT_OUTAGE_AFTER.toNanos());
+            assertThat(decided(limiter.tryAcquireAsync("k")).allowed()).isTrue();
             assertThat(factory.isRedisAvailable()).isFalse();
         }
 

@@ -33,7 +33,7 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnBean(LimiterDefinitions.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
                 ObjectProvider<RedisRateLimiterFactory> redis) {
-            return new LimitersEndpoint(registry, definitions, (redis.getIfAvailable() != null) ? "redis" : "memory");
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable());
         }
 
     }

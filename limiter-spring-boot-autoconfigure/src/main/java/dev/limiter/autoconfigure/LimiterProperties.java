@@ -42,9 +42,9 @@ public class LimiterProperties {
     private final Memory memory = new Memory();
 
     /**
-     * What limiters decide while Redis fails or is too slow: 'local' (the same algorithm in memory,
-     * each limit divided by limiter.redis.expected-instances), 'allow' (fail open) or 'deny' (fail
-     * closed).
+     * What limiters decide while Redis fails or is too slow: 'local' (this instance's share of what
+     * Redis last said of each key, each limit divided among the instances alive), 'allow' (fail open)
+     * or 'deny' (fail closed).
      */
     private FailurePolicy onRedisFailure = FailurePolicy.LOCAL;
 
@@ -273,15 +273,24 @@ public class LimiterProperties {
     public static class Redis {
 
         /**
-         * Longest a decision waits for Redis before the failure policy decides instead. Limiters
-         * use a connection of their own with this command timeout (Lettuce).
+         * Longest a decision waits for Redis; a call that takes longer gets the failure policy's
+         * answer for itself alone. Limiters use a connection of their own with this timeout for
+         * their scripts (Lettuce).
          */
-        private Duration timeout = Duration.ofMillis(100);
+        private Duration timeout = Duration.ofMillis(500);
 
         /**
-         * Longest the limiters' connection waits to connect to Redis.
+         * Longest the limiters' connection waits to connect to Redis, and for the commands sent at
+         * start-up (loading the scripts).
          */
         private Duration connectTimeout = Duration.ofSeconds(1);
+
+        /**
+         * How long calls must keep failing, none succeeding, before Redis counts as out and every
+         * limiter follows its failure policy until a probe succeeds. A refused or lost connection
+         * counts at once. Zero: every failed call means an outage.
+         */
+        private Duration outageAfter = Duration.ofSeconds(1);
 
         /**
          * How often a failed Redis is probed, with a call like the one that failed; decisions return
@@ -290,10 +299,16 @@ public class LimiterProperties {
         private Duration probeInterval = Duration.ofMillis(250);
 
         /**
-         * How many instances share each limit; with on-redis-failure 'local', each decides alone on
-         * its share while Redis fails.
+         * How often each instance announces itself in Redis (one small call, never per decision). An
+         * instance counts as alive for three intervals after its last heartbeat.
          */
-        private int expectedInstances = 1;
+        private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+        /**
+         * How many instances share each limit, instead of those counted by their heartbeats; with
+         * on-redis-failure 'local', each decides alone on its share while Redis fails.
+         */
+        private Integer expectedInstances;
 
         public Duration getTimeout() {
             return timeout;
@@ -311,6 +326,14 @@ public class LimiterProperties {
             this.connectTimeout = connectTimeout;
         }
 
+        public Duration getOutageAfter() {
+            return outageAfter;
+        }
+
+        public void setOutageAfter(Duration outageAfter) {
+            this.outageAfter = outageAfter;
+        }
+
         public Duration getProbeInterval() {
             return probeInterval;
         }
@@ -319,11 +342,19 @@ public class LimiterProperties {
             this.probeInterval = probeInterval;
         }
 
-        public int getExpectedInstances() {
+        public Duration getHeartbeatInterval() {
+            return heartbeatInterval;
+        }
+
+        public void setHeartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+        }
+
+        public Integer getExpectedInstances() {
             return expectedInstances;
         }
 
-        public void setExpectedInstances(int expectedInstances) {
+        public void setExpectedInstances(Integer expectedInstances) {
             this.expectedInstances = expectedInstances;
         }
 

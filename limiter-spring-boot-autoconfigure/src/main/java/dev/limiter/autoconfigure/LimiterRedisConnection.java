@@ -7,6 +7,9 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
@@ -26,10 +29,12 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The limiters' own connection to the application's Redis: same servers, credentials, TLS and
- * client resources, but a short command timeout and commands rejected while disconnected, so a
- * slow or dead Redis never holds a request thread longer than {@code limiter.redis.timeout}. With
- * Reactor present, the same connection also serves asynchronous decisions through the reactive API,
- * whose commands time out alike.
+ * client resources, but decisions (scripts) time out after {@code limiter.redis.timeout} and
+ * commands are rejected while disconnected, so a slow or dead Redis never holds a request thread
+ * longer than that. Everything else on it (loading scripts at start-up, PING) may take as long as
+ * connecting ({@code limiter.redis.connect-timeout}): a cold start is no outage. With Reactor present,
+ * the same connection also serves asynchronous decisions through the reactive API, whose commands
+ * time out alike.
  */
 final class LimiterRedisConnection implements DisposableBean {
 
@@ -109,9 +114,9 @@ final class LimiterRedisConnection implements DisposableBean {
         ClientOptions options = original.getClientOptions()
             .orElseGet(() -> application.isClusterAware() ? ClusterClientOptions.create() : ClientOptions.create());
         SocketOptions socket = options.getSocketOptions().mutate().connectTimeout(connectTimeout).build();
-        // The command timeout below bounds blocking calls only; Lettuce's own timeout bounds
-        // reactive commands as well, whatever the application's options say.
-        TimeoutOptions commandTimeout = TimeoutOptions.enabled(timeout);
+        // Lettuce's own timeouts bound blocking and reactive commands alike, whatever the
+        // application's options say; the blocking wait below only has to outlast the longest.
+        TimeoutOptions commandTimeout = TimeoutOptions.builder().timeoutCommands().timeoutSource(new CommandTimeouts(timeout, connectTimeout)).build();
         // Rejected at once while disconnected, instead of queued until a reconnect or the timeout.
         ClientOptions limiterOptions = options.mutate()
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -119,7 +124,7 @@ final class LimiterRedisConnection implements DisposableBean {
             .timeoutOptions(commandTimeout)
             .build();
         return builder.clientOptions(limiterOptions)
-            .commandTimeout(timeout)
+            .commandTimeout(CommandTimeouts.longest(timeout, connectTimeout))
             .shutdownTimeout(original.getShutdownTimeout())
             .shutdownQuietPeriod(original.getShutdownQuietPeriod())
             .build();
@@ -143,6 +148,37 @@ final class LimiterRedisConnection implements DisposableBean {
         }
         topologyReloadStarted = now;
         topologyReload = cluster.refreshPartitionsAsync().toCompletableFuture();
+    }
+
+    /**
+     * Decisions (EVALSHA, EVAL) time out after {@code limiter.redis.timeout}; other commands, sent at
+     * start-up or by the probe, after the longer of it and the connect timeout.
+     */
+    static final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
+
+        private final long decisionMillis;
+
+        private final long otherMillis;
+
+        CommandTimeouts(Duration decision, Duration connect) {
+            this.decisionMillis = decision.toMillis();
+            this.otherMillis = longest(decision, connect).toMillis();
+        }
+
+        static Duration longest(Duration decision, Duration connect) {
+            return (decision.compareTo(connect) >= 0) ? decision : connect;
+        }
+
+        @Override
+        public long getTimeout(RedisCommand<?, ?, ?> command) {
+            ProtocolKeyword type = command.getType();
+            return (type == CommandType.EVALSHA || type == CommandType.EVAL) ? decisionMillis : otherMillis;
+        }
+
+        @Override
+        public TimeUnit getTimeUnit() {
+            return TimeUnit.MILLISECONDS;
+        }
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.RedisRateLimiterFactory;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -29,12 +30,13 @@ public final class LimitersEndpoint {
 
     private final LimiterDefinitions definitions;
 
-    private final String backend;
+    /** The Redis backend; null for the memory backend. */
+    private final RedisRateLimiterFactory redis;
 
-    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, String backend) {
+    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, RedisRateLimiterFactory redis) {
         this.registry = registry;
         this.definitions = definitions;
-        this.backend = backend;
+        this.redis = redis;
     }
 
     /** Every limiter, by name. */
@@ -45,7 +47,9 @@ public final class LimitersEndpoint {
             .stream()
             .sorted(Comparator.comparing(RateLimiter::name))
             .forEach((limiter) -> limiters.put(limiter.name(), describe(limiter)));
-        return new LimitersDescriptor(backend, limiters);
+        RedisDescriptor redisState = (redis != null)
+                ? new RedisDescriptor(redis.isRedisAvailable(), redis.instances(), !redis.isInstanceCountConfigured()) : null;
+        return new LimitersDescriptor((redis != null) ? "redis" : "memory", redisState, limiters);
     }
 
     /** One limiter; 404 when there is none of that name. */
@@ -78,8 +82,18 @@ public final class LimitersEndpoint {
                 definitions.shadow(limiter.name()), definitions.sources(limiter.name()), definitions.sites(limiter.name()));
     }
 
-    /** All limiters, and the backend they keep their state in ({@code redis} or {@code memory}). */
-    public record LimitersDescriptor(String backend, Map<String, LimiterDescriptor> limiters) {
+    /**
+     * All limiters, and the backend they keep their state in ({@code redis} or {@code memory}); for
+     * Redis, its state.
+     */
+    public record LimitersDescriptor(String backend, RedisDescriptor redis, Map<String, LimiterDescriptor> limiters) {
+    }
+
+    /**
+     * Whether Redis decides now (false while the failure policy does), and how many instances share
+     * each limit: counted by their heartbeats in Redis, or configured.
+     */
+    public record RedisDescriptor(boolean available, int instances, boolean instancesCounted) {
     }
 
     /**

@@ -31,6 +31,11 @@ final class LimitersHealthIndicator implements HealthIndicator {
     public Health health() {
         String policy = properties.getOnRedisFailure().name().toLowerCase(Locale.ROOT);
         Status status = redis.isRedisAvailable() ? Status.UP : DEGRADED;
-        return Health.status(status).withDetail("backend", "redis").withDetail("onRedisFailure", policy).build();
+        return Health.status(status)
+            .withDetail("backend", "redis")
+            .withDetail("onRedisFailure", policy)
+            .withDetail("instances", redis.instances())
+            .withDetail("instancesCounted", !redis.isInstanceCountConfigured())
+            .build();
     }
 }

@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import java.time.Duration;
 
 import dev.limiter.DecisionListener;
+import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RedisRateLimiterFactory;
@@ -39,9 +40,15 @@ class RedisBackendConfiguration {
             ObjectProvider<LimiterClock> clock, ObjectProvider<DecisionListener> listeners) {
         LimiterProperties.Redis redis = properties.getRedis();
         positive(redis.getProbeInterval(), "limiter.redis.probe-interval", "250ms");
-        if (redis.getExpectedInstances() < 1) {
+        positive(redis.getHeartbeatInterval(), "limiter.redis.heartbeat-interval", "5s");
+        if (redis.getOutageAfter() == null || redis.getOutageAfter().isNegative()) {
+            throw new LimiterConfigurationException("limiter.redis.outage-after", redis.getOutageAfter(), "The duration must not be negative",
+                    "Set it to a duration such as 1s, or 0 to treat every failed call as an outage");
+        }
+        if (redis.getExpectedInstances() != null && redis.getExpectedInstances() < 1) {
             throw new LimiterConfigurationException("limiter.redis.expected-instances", redis.getExpectedInstances(),
-                    "At least one instance shares each limit", "Set the number of instances of the application, such as 3");
+                    "At least one instance shares each limit",
+                    "Set the number of instances of the application, such as 3, or remove it to count them by heartbeat");
         }
         RedisRateLimiterFactory factory;
         try {
@@ -62,9 +69,13 @@ class RedisBackendConfiguration {
         // After a cluster master dies, each failed probe makes the client look for the promoted replica.
         factory = factory.withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
             .withProbeInterval(redis.getProbeInterval())
-            .withRecoveryAction(connection::reloadClusterTopology)
-            .withFailurePolicy(properties.getOnRedisFailure(), MemoryBackendConfiguration.inMemory(properties, explicitClock),
-                    redis.getExpectedInstances());
+            .withOutageAfter(redis.getOutageAfter())
+            .withHeartbeatInterval(redis.getHeartbeatInterval())
+            .withRecoveryAction(connection::reloadClusterTopology);
+        InMemoryRateLimiterFactory local = MemoryBackendConfiguration.inMemory(properties, explicitClock);
+        factory = (redis.getExpectedInstances() != null)
+                ? factory.withFailurePolicy(properties.getOnRedisFailure(), local, redis.getExpectedInstances())
+                : factory.withFailurePolicy(properties.getOnRedisFailure(), local);
         LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();
         if (denyCache.isEnabled()) {
             if (denyCache.getMaxKeys() < 1) {
