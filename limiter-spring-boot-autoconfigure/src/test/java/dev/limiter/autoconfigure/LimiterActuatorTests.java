@@ -46,6 +46,8 @@ class LimiterActuatorTests {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
             LimitersEndpoint.LimitersDescriptor all = endpoint.limiters();
             assertThat(all.backend()).isEqualTo("redis");
+            // This instance counts itself through its heartbeat; no other runs with this key prefix.
+            assertThat(all.redis()).isEqualTo(new LimitersEndpoint.RedisDescriptor(true, 1, true));
             assertThat(all.limiters()).containsOnlyKeys("orders", "search");
 
             LimitersEndpoint.LimiterDescriptor orders = all.limiters().get("orders");
@@ -85,7 +87,7 @@ class LimiterActuatorTests {
             Service service = context.getBean(Service.class);
             StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
             assertThat(endpoint.quota("orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", "alice", 5, 5, "PT0S", "redis"));
-            assertThat(redis.keys(this.keyPrefix + ":*")).as("reading writes nothing").isEmpty();
+            assertThat(redis.keys(this.keyPrefix + ":{orders:*")).as("reading writes nothing").isEmpty();
             service.order("alice");
             service.order("alice");
             for (int i = 0; i < 10; i++) {
@@ -105,6 +107,7 @@ class LimiterActuatorTests {
     void theMemoryBackendIsListedAndHasNoHealthIndicator() {
         this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
             assertThat(context.getBean(LimitersEndpoint.class).limiters().backend()).isEqualTo("memory");
+            assertThat(context.getBean(LimitersEndpoint.class).limiters().redis()).isNull();
             assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "bob").source()).isEqualTo("memory");
             assertThat(context).doesNotHaveBean("limitersHealthIndicator");
         });
@@ -126,7 +129,10 @@ class LimiterActuatorTests {
                 .run((context) -> {
                     HealthIndicator health = context.getBean("limitersHealthIndicator", HealthIndicator.class);
                     assertThat(health.health().getStatus()).isEqualTo(Status.UP);
-                    assertThat(health.health().getDetails()).containsEntry("backend", "redis").containsEntry("onRedisFailure", "deny");
+                    assertThat(health.health().getDetails()).containsEntry("backend", "redis")
+                        .containsEntry("onRedisFailure", "deny")
+                        .containsEntry("instances", 1)
+                        .containsEntry("instancesCounted", true);
                     redis.kill();
                     assertThatExceptionOfType(RateLimitExceededException.class)
                         .isThrownBy(() -> context.getBean(Service.class).order("carol"));

@@ -91,7 +91,7 @@ class ReactiveRedisConnectionTests {
             // Redis is frozen: had the call waited for it, the policy's decision would be there now.
             assertThat(pending).isNotDone();
             assertThat(decided(pending).allowed()).as("allowed by the failure policy after the timeout").isTrue();
-            assertThat(context.getBean(RedisRateLimiterFactory.class).isRedisAvailable()).isFalse();
+            assertThat(context.getBean(RedisRateLimiterFactory.class).isRedisAvailable()).as("one slow call is no outage").isTrue();
         });
     }
 
@@ -113,7 +113,7 @@ class ReactiveRedisConnectionTests {
                 this.paused = true;
                 // Without a timeout of its own this would wait for as long as Redis stays frozen.
                 assertThat(decided(limiter.tryAcquireAsync("k")).allowed()).isTrue();
-                assertThat(context.getBean(RedisRateLimiterFactory.class).isRedisAvailable()).isFalse();
+                assertThat(context.getBean(RedisRateLimiterFactory.class).isRedisAvailable()).as("one slow call is no outage").isTrue();
             });
     }
 }

@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import java.time.Duration;
 
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RedisRateLimiterFactory;
 import dev.limiter.RateLimited;
 import org.junit.jupiter.api.Test;
 
@@ -37,11 +38,50 @@ class RedisBackendTests {
             orders.list("alice");
             orders.list("bob");
             // <prefix>:{<limiter>:<key>}...: one hash tag per decision (Redis Cluster).
-            assertThat(redis.keys(this.keyPrefix + ":*")).hasSize(2)
+            assertThat(redis.keys(this.keyPrefix + ":{orders:*")).hasSize(2)
                 .anySatisfy((key) -> assertThat(key).startsWith(this.keyPrefix + ":{orders:alice}"))
                 .anySatisfy((key) -> assertThat(key).startsWith(this.keyPrefix + ":{orders:bob}"))
                 .allSatisfy((key) -> assertThat(redis.getExpire(key)).isPositive());
         });
+    }
+
+    @Test
+    void instancesCountEachOtherThroughAHeartbeatKeyWithATtl() {
+        this.contextRunner.run((first) -> this.contextRunner.run((second) -> {
+            StringRedisTemplate redis = first.getBean(StringRedisTemplate.class);
+            String heartbeats = this.keyPrefix + ":{instances}";
+            assertThat(redis.opsForZSet().size(heartbeats)).isEqualTo(2);
+            assertThat(redis.getExpire(heartbeats)).isPositive().isLessThanOrEqualTo(15);
+            // The second counted both at startup; the first counts both from its next heartbeat on.
+            assertThat(second.getBean(RedisRateLimiterFactory.class).instances()).isEqualTo(2);
+            second.close();
+            assertThat(redis.opsForZSet().size(heartbeats)).as("an instance that stops leaves the count").isEqualTo(1);
+        }));
+    }
+
+    @Test
+    void theInstanceCountCanBeConfiguredInstead() {
+        this.contextRunner.withPropertyValues("limiter.redis.expected-instances=4").run((context) -> {
+            RedisRateLimiterFactory factory = context.getBean(RedisRateLimiterFactory.class);
+            assertThat(factory.instances()).isEqualTo(4);
+            assertThat(factory.isInstanceCountConfigured()).isTrue();
+        });
+    }
+
+    @Test
+    void badRedisSettingsFailStartupNamingTheProperty() {
+        this.contextRunner.withPropertyValues("limiter.redis.outage-after=-1s")
+            .run(LimiterConfigurationFailureTests.failsWith((ex, analysis) -> {
+                assertThat(ex.getWhere()).isEqualTo("limiter.redis.outage-after");
+                assertThat(analysis.getAction()).contains("1s");
+            }));
+        this.contextRunner.withPropertyValues("limiter.redis.heartbeat-interval=0s")
+            .run(LimiterConfigurationFailureTests.failsWith((ex, analysis) -> assertThat(ex.getWhere()).isEqualTo("limiter.redis.heartbeat-interval")));
+        this.contextRunner.withPropertyValues("limiter.redis.expected-instances=0")
+            .run(LimiterConfigurationFailureTests.failsWith((ex, analysis) -> {
+                assertThat(ex.getWhere()).isEqualTo("limiter.redis.expected-instances");
+                assertThat(analysis.getAction()).contains("count them by heartbeat");
+            }));
     }
 
     @Test

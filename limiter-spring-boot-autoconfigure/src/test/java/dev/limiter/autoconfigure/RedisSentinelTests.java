@@ -66,9 +66,10 @@ class RedisSentinelTests {
             }
             assertThat(context.getBean(RedisRateLimiterFactory.class).isRedisAvailable()).as("no call failed").isTrue();
             String prefix = context.getBean(LimiterProperties.class).getKeyPrefix();
-            assertThat(keysOn(sentinel.master(), prefix + "*")).as("keys on the master " + sentinel.master())
+            assertThat(keysOn(sentinel.master(), prefix + ":{api-*")).as("decision keys on the master " + sentinel.master())
                 .isNotEmpty()
                 .allMatch((key) -> key.contains("api-" + algorithm.configName()));
+            assertThat(keysOn(sentinel.master(), prefix + "*")).as("and the instances' heartbeat").contains(prefix + ":{instances}");
         });
     }
 
