@@ -42,6 +42,11 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
         return new InMemoryRateLimiterFactory(clock, maxKeys, listener);
     }
 
+    /** Keys each limiter holds at most. */
+    long maxKeys() {
+        return maxKeys;
+    }
+
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
         return new InMemoryRateLimiter<>(name, config, clock, maxKeys, listener);

@@ -355,7 +355,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : settings.onFailure;
         LocalShares shares = (policy == FailurePolicy.LOCAL)
                 ? new LocalShares(name, config, local, (settings.clock != null) ? settings.clock : LimiterClock.system(), instances::instances,
-                        InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS)
+                        local.maxKeys())
                 : null;
         return new RedisRateLimiter(name, config, settings.redis, settings.reactive, settings.keyPrefix, settings.clock, availability, policy, shares,
                 settings.listener, denyCache);
