@@ -25,8 +25,9 @@ import dev.limiter.autoconfigure.instances.InstanceApp.LimitedCall;
  * three instances are 48 concurrent callers) and answered by one {@link InstanceResult} line:
  * <ul>
  * <li>{@code round <limiter> <key> <calls>}: the callers share {@code calls} calls on one key;</li>
- * <li>{@code warmup <millis>}: each caller calls every limiter in turn, on throwaway keys of its own,
- * for that long, so that the JIT compiles the allowed and the rejected paths;</li>
+ * <li>{@code warmup <millis> <pauseMillis>}: each caller calls every limiter in turn, on throwaway keys of
+ * its own, for that long, pausing between its calls, so that the JIT compiles the allowed and the
+ * rejected paths;</li>
  * <li>{@code flood <limiter> <key> <millis> <pauseMillis>}: the callers call one key for that long,
  * each pausing between its calls (to leave the machine's cores to Redis and the other instances).</li>
  * </ul>
@@ -79,6 +80,7 @@ final class InstanceCommands implements AutoCloseable {
                 }
                 case "warmup": {
                     long millis = Long.parseLong(words[1]);
+                    long pauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(words[2]));
                     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
                     List<String> names = InstanceApp.LIMITERS;
                     String run = Long.toString(System.nanoTime(), 36);
@@ -88,6 +90,7 @@ final class InstanceCommands implements AutoCloseable {
                             String key = "warmup-" + ProcessHandle.current().pid() + "-" + run + "-" + caller + "-"
                                     + (i / names.size() / WARMUP_CALLS_PER_KEY);
                             tally.call(this.calls.get(name), key);
+                            LockSupport.parkNanos(pauseNanos);
                         }
                     });
                 }

@@ -40,6 +40,9 @@ final class Instances implements AutoCloseable {
     /** Longest a round or warm-up may take (the instances give up on their own after 120 s). */
     static final Duration COMMAND = Duration.ofSeconds(150);
 
+    /** Each caller's pause between its calls during a warm-up. */
+    static final long WARM_UP_PAUSE_MILLIS = 5;
+
     /** A line logged at WARN or ERROR by a logger of Limiter, in the pattern of instance-logback.xml. */
     private static final Pattern LIMITER_WARNING = Pattern.compile("^\\S+ (WARN|ERROR)\\s+dev\\.limiter\\.\\S*.*");
 
@@ -102,9 +105,13 @@ final class Instances implements AutoCloseable {
         return run("round " + limiter + " " + key + " " + callsPerInstance, COMMAND);
     }
 
-    /** Calls of every limiter on throwaway keys, on every instance, for {@code duration}. */
+    /**
+     * Calls of every limiter on throwaway keys, on every instance, for {@code duration}, each caller pausing
+     * {@value #WARM_UP_PAUSE_MILLIS} ms between its calls: enough calls for the JIT, without 48 callers
+     * keeping both cores of the machine busy, which would make a healthy Redis look slow.
+     */
     Round warmUp(Duration duration) {
-        return run("warmup " + duration.toMillis(), COMMAND.plus(duration));
+        return run("warmup " + duration.toMillis() + " " + WARM_UP_PAUSE_MILLIS, COMMAND.plus(duration));
     }
 
     /** Sends a command to every instance at once and waits for their results. */
