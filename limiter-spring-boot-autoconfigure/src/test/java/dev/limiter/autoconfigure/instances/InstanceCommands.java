@@ -26,7 +26,7 @@ import dev.limiter.autoconfigure.instances.InstanceApp.LimitedCall;
  * <ul>
  * <li>{@code round <limiter> <key> <calls>}: the callers share {@code calls} calls on one key;</li>
  * <li>{@code warmup <millis> <pauseMillis>}: each caller calls every limiter in turn, on throwaway keys of
- * its own, for that long, pausing between its calls, so that the JIT compiles the allowed and the
+ * this instance, for that long, pausing between its calls, so that the JIT compiles the allowed and the
  * rejected paths;</li>
  * <li>{@code flood <limiter> <key> <millis> <pauseMillis>}: the callers call one key for that long,
  * each pausing between its calls (to leave the machine's cores to Redis and the other instances).</li>
@@ -42,8 +42,12 @@ final class InstanceCommands implements AutoCloseable {
     /** Longest a round or warm-up may take before the instance gives up on it; floods get their length on top. */
     private static final long BOUND_MILLIS = TimeUnit.SECONDS.toMillis(120);
 
-    /** Calls on one throwaway key during a warm-up: some admitted, then some rejected. */
-    private static final int WARMUP_CALLS_PER_KEY = 60;
+    /**
+     * Calls of one limiter each caller makes on one throwaway key during a warm-up. The callers of an
+     * instance share their keys, so each key sees 16 times as many calls: with a limit of 50, some
+     * admitted and more rejected, whatever the pace.
+     */
+    private static final int WARMUP_CALLS_PER_KEY = 10;
 
     private final Map<String, LimitedCall> calls;
 
@@ -87,7 +91,7 @@ final class InstanceCommands implements AutoCloseable {
                     return drive(command, millis, (caller, tally) -> {
                         for (int i = 0; System.nanoTime() - end < 0; i++) {
                             String name = names.get(i % names.size());
-                            String key = "warmup-" + ProcessHandle.current().pid() + "-" + run + "-" + caller + "-"
+                            String key = "warmup-" + ProcessHandle.current().pid() + "-" + run + "-"
                                     + (i / names.size() / WARMUP_CALLS_PER_KEY);
                             tally.call(this.calls.get(name), key);
                             LockSupport.parkNanos(pauseNanos);
