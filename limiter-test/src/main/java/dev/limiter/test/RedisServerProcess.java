@@ -42,6 +42,16 @@ final class RedisServerProcess implements Server {
     private static final String SENTINEL_CONF = "sentinel.conf";
     private static final AtomicBoolean ORPHANS_REAPED = new AtomicBoolean();
 
+    /**
+     * How a plain server differs from the default one: served over TLS only (its port is the TLS port),
+     * with its data kept across {@link #restart()}, and reached (for readiness checks) as {@code access} says.
+     */
+    record Mode(boolean tls, boolean keepData, Resp.Access access) {
+
+        /** Plain TCP, no AUTH, empty after every restart. */
+        static final Mode DEFAULT = new Mode(false, false, Resp.Access.PLAIN);
+    }
+
     private final Path executable;
     private final Path dir;
     private final int port;
@@ -51,17 +61,19 @@ final class RedisServerProcess implements Server {
     private final List<String> options;
     /** The lines of sentinel.conf for a sentinel; null for any other server. */
     private final List<String> sentinelConfig;
+    private final Mode mode;
     private Process process;
     private boolean stopped;
 
     private RedisServerProcess(Path executable, Path dir, int port, int busPort, List<String> options,
-            List<String> sentinelConfig, Process process) {
+            List<String> sentinelConfig, Mode mode, Process process) {
         this.executable = executable;
         this.dir = dir;
         this.port = port;
         this.busPort = busPort;
         this.options = options;
         this.sentinelConfig = sentinelConfig;
+        this.mode = mode;
         this.process = process;
     }
 
@@ -105,12 +117,20 @@ final class RedisServerProcess implements Server {
 
     /** Starts on ports from the supplier, moving on to the next while a port turns out to be taken. */
     static RedisServerProcess start(Path executable, IntSupplier ports) {
-        return start(executable, ports, false, List.of(), null);
+        return start(executable, ports, false, List.of(), null, Mode.DEFAULT);
     }
 
     /** A plain server with further command-line options, such as {@code --replicaof host port}. */
     static RedisServerProcess start(Path executable, IntSupplier ports, List<String> options) {
-        return start(executable, ports, false, List.copyOf(options), null);
+        return start(executable, ports, false, List.copyOf(options), null, Mode.DEFAULT);
+    }
+
+    /**
+     * A plain server on a free port with further command-line options (TLS files, ACL users, AOF) and
+     * the given mode: TLS only, data kept across restarts, readiness checked as {@code mode.access()} says.
+     */
+    static RedisServerProcess start(Path executable, List<String> options, Mode mode) {
+        return start(executable, RedisServerProcess::freePort, false, List.copyOf(options), null, mode);
     }
 
     /**
@@ -119,7 +139,7 @@ final class RedisServerProcess implements Server {
      * and directory are set as for any other server here.
      */
     static RedisServerProcess startSentinel(Path executable, IntSupplier ports, List<String> sentinelConfig) {
-        return start(executable, ports, false, List.of(), List.copyOf(sentinelConfig));
+        return start(executable, ports, false, List.of(), List.copyOf(sentinelConfig), Mode.DEFAULT);
     }
 
     /**
@@ -128,11 +148,11 @@ final class RedisServerProcess implements Server {
      * caller forms a cluster; {@link #restart()} keeps its {@code nodes.conf}, so it rejoins.
      */
     static RedisServerProcess startClusterNode(Path executable, IntSupplier ports, List<String> clusterOptions) {
-        return start(executable, ports, true, List.copyOf(clusterOptions), null);
+        return start(executable, ports, true, List.copyOf(clusterOptions), null, Mode.DEFAULT);
     }
 
     private static RedisServerProcess start(Path executable, IntSupplier ports, boolean clusterNode,
-            List<String> options, List<String> sentinelConfig) {
+            List<String> options, List<String> sentinelConfig, Mode mode) {
         reapOrphansOnce();
         Path dir;
         try {
@@ -152,8 +172,8 @@ final class RedisServerProcess implements Server {
                     continue;
                 }
                 try {
-                    return new RedisServerProcess(executable, dir, port, busPort, options, sentinelConfig,
-                            launch(executable, dir, port, busPort, options, sentinelConfig));
+                    return new RedisServerProcess(executable, dir, port, busPort, options, sentinelConfig, mode,
+                            launch(executable, dir, port, busPort, options, sentinelConfig, mode));
                 } catch (PortTakenException e) {
                     lastTaken = e;
                 }
@@ -228,7 +248,7 @@ final class RedisServerProcess implements Server {
             terminate(process);
         }
         try {
-            process = launch(executable, dir, port, busPort, options, sentinelConfig);
+            process = launch(executable, dir, port, busPort, options, sentinelConfig, mode);
         } catch (PortTakenException e) {
             throw new IllegalStateException("cannot restart redis-server on " + HOST + ":" + port
                     + ": another process took the port meanwhile", e);
@@ -259,10 +279,12 @@ final class RedisServerProcess implements Server {
 
     /** Runs redis-server on the port and returns once it answers PING as the server using our directory. */
     private static Process launch(Path executable, Path dir, int port, int busPort, List<String> options,
-            List<String> sentinelConfig) throws PortTakenException {
+            List<String> sentinelConfig, Mode mode) throws PortTakenException {
         Path log = dir.resolve(LOG);
         long logOffset = sizeOf(log);
-        clearData(dir, busPort != 0);
+        if (!mode.keepData()) {
+            clearData(dir, busPort != 0);
+        }
         List<String> command = new ArrayList<>(List.of(executable.toString()));
         if (sentinelConfig != null) {
             Path config = dir.resolve(SENTINEL_CONF);
@@ -274,8 +296,10 @@ final class RedisServerProcess implements Server {
             // The file must come first; a sentinel rewrites it with what it learns (replicas, other sentinels).
             command.addAll(List.of(config.toString(), "--sentinel"));
         }
+        // A TLS server listens on its TLS port only, so that no client reaches it in plain text.
+        command.addAll(mode.tls() ? List.of("--port", "0", "--tls-port", Integer.toString(port))
+                : List.of("--port", Integer.toString(port)));
         command.addAll(List.of(
-                "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--dir", dir.toString(),
                 "--save", "",
@@ -314,8 +338,9 @@ final class RedisServerProcess implements Server {
                 throw new IllegalStateException(describe(executable, port) + " exited with code "
                         + process.exitValue() + "." + logSection(tail));
             }
-            if (Resp.ping(HOST, port, 250)) {
-                if (sentinelConfig != null ? hasProcessId(port, process.pid()) : usesDirectory(port, dir)) {
+            // A TLS handshake takes longer than a PING, more so on a loaded machine.
+            if (Resp.ping(mode.access(), HOST, port, mode.tls() ? 1_000 : 250)) {
+                if (sentinelConfig != null ? hasProcessId(port, process.pid()) : usesDirectory(mode.access(), port, dir)) {
                     return process;
                 }
                 // Someone else answers on this port; ours will fail to bind (or already has).
@@ -340,9 +365,9 @@ final class RedisServerProcess implements Server {
     }
 
     /** Our temporary directory is unique, so a server reporting it as its dir is ours and no one else's. */
-    private static boolean usesDirectory(int port, Path dir) {
+    private static boolean usesDirectory(Resp.Access access, int port, Path dir) {
         try {
-            Object reply = Resp.call(HOST, port, 1_000, "CONFIG", "GET", "dir");
+            Object reply = Resp.call(access, HOST, port, 1_000, "CONFIG", "GET", "dir");
             return reply instanceof List<?> list && list.size() == 2
                     && String.valueOf(list.get(1)).endsWith(dir.getFileName().toString());
         } catch (IOException e) {
@@ -401,8 +426,9 @@ final class RedisServerProcess implements Server {
     }
 
     /**
-     * restart() promises empty data: remove whatever a previous run may have written, keep log and pid
-     * files, and a cluster node's nodes.conf (without it the node would come back as a stranger).
+     * restart() of a server that does not keep its data promises empty data: remove whatever a previous run
+     * may have written, keep log and pid files, and a cluster node's nodes.conf (without it the node would
+     * come back as a stranger).
      */
     private static void clearData(Path dir, boolean clusterNode) {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {

@@ -11,6 +11,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /** Just enough of the Redis protocol over a plain socket to tell whether a server is up and whose it is. */
 final class Resp {
@@ -19,12 +21,27 @@ final class Resp {
     record ErrorReply(String message) {
     }
 
+    /**
+     * How to reach a server: over TLS when {@code tls} is not null, and as {@code username} (AUTH
+     * before the first command) when it is not null.
+     */
+    record Access(SSLSocketFactory tls, String username, String password) {
+
+        /** Plain TCP, no AUTH: the servers started here by default. */
+        static final Access PLAIN = new Access(null, null, null);
+    }
+
     private Resp() {
     }
 
     /** True when host:port answers an inline {@code PING} with {@code +PONG} within the timeout. */
     static boolean ping(String host, int port, int timeoutMillis) {
-        try (Socket socket = connect(host, port, timeoutMillis)) {
+        return ping(Access.PLAIN, host, port, timeoutMillis);
+    }
+
+    /** True when host:port, reached as {@code access} says, answers {@code PING} with {@code +PONG} within the timeout. */
+    static boolean ping(Access access, String host, int port, int timeoutMillis) {
+        try (Socket socket = connect(access, host, port, timeoutMillis)) {
             OutputStream out = socket.getOutputStream();
             out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -36,7 +53,12 @@ final class Resp {
 
     /** Sends one command and returns the reply: String, Long, List, {@link ErrorReply} or null. */
     static Object call(String host, int port, int timeoutMillis, String... args) throws IOException {
-        try (Socket socket = connect(host, port, timeoutMillis)) {
+        return call(Access.PLAIN, host, port, timeoutMillis, args);
+    }
+
+    /** {@link #call(String, int, int, String...)} on a server reached as {@code access} says. */
+    static Object call(Access access, String host, int port, int timeoutMillis, String... args) throws IOException {
+        try (Socket socket = connect(access, host, port, timeoutMillis)) {
             OutputStream out = socket.getOutputStream();
             out.write(encode(args));
             out.flush();
@@ -113,11 +135,26 @@ final class Resp {
         }
     }
 
-    private static Socket connect(String host, int port, int timeoutMillis) throws IOException {
+    private static Socket connect(Access access, String host, int port, int timeoutMillis) throws IOException {
         Socket socket = new Socket();
         try {
             socket.connect(new InetSocketAddress(host, port), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);
+            if (access.tls() != null) {
+                SSLSocket tls = (SSLSocket) access.tls().createSocket(socket, host, port, true);
+                socket = tls;
+                tls.setSoTimeout(timeoutMillis);
+                tls.startHandshake();
+            }
+            if (access.username() != null) {
+                OutputStream out = socket.getOutputStream();
+                out.write(encode("AUTH", access.username(), access.password()));
+                out.flush();
+                Object reply = read(socket.getInputStream()); // unbuffered: nothing is read past the reply
+                if (!"OK".equals(reply)) {
+                    throw new IOException("AUTH as " + access.username() + " answered " + reply);
+                }
+            }
             return socket;
         } catch (IOException | RuntimeException e) {
             socket.close();

@@ -1,8 +1,17 @@
 package dev.limiter.test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A real Redis for tests: the one named by {@code LIMITER_TEST_REDIS_URL}, else a Testcontainers
@@ -15,6 +24,15 @@ import java.util.List;
  *     client.connect(redis.url());
  *     redis.kill();      // Redis is gone, the port stays reserved
  *     redis.restart();   // back on the same port, empty
+ * }
+ * }</pre>
+ *
+ * <p>Tests that need a Redis with data kept across a crash, with TLS or with an ACL user build one with
+ * {@link #server()}; it is always a local {@code redis-server} process:
+ * <pre>{@code
+ * TestRedis.serverUnavailable().ifPresent(Assumptions::abort);   // no redis-server binary here
+ * try (TestRedis redis = TestRedis.server().tls().user("limiter", "secret").start()) {
+ *     ... redis.tlsCertificate(), redis.username(), redis.password() ...
  * }
  * }</pre>
  *
@@ -48,6 +66,9 @@ public final class TestRedis implements AutoCloseable {
             + Settings.DOCKER_IMAGE + "); or install redis-server (e.g. apt-get install redis-server, brew install redis)"
             + " or point " + Settings.SERVER_ENV + " at it.";
 
+    /** The user as which this library checks a {@link Builder#user} server; tests log in as theirs. */
+    private static final String ADMIN_USER = "limiter-test-admin";
+
     /** Everything started and not yet stopped, for the shutdown hook. */
     private static final Started<TestRedis> STARTED = new Started<>("limiter-test-redis-shutdown", TestRedis::stopServer);
 
@@ -57,15 +78,31 @@ public final class TestRedis implements AutoCloseable {
     private final String url;
     private final Server server;
     private final boolean isShared;
+    /** PEM certificate of a TLS server ({@link Builder#tls()}); null otherwise. */
+    private final Path tlsCertificate;
+    /** The ACL user of {@link Builder#user}; null otherwise. */
+    private final String username;
+    private final String password;
+    /** Files of this instance outside the server's own directory (TLS certificate and key); deleted on close. */
+    private final Path ownFiles;
     private boolean closed;
 
     private TestRedis(Source source, String host, int port, String url, Server server, boolean isShared) {
+        this(source, host, port, url, server, isShared, null, null, null, null);
+    }
+
+    private TestRedis(Source source, String host, int port, String url, Server server, boolean isShared,
+            Path tlsCertificate, String username, String password, Path ownFiles) {
         this.source = source;
         this.host = host;
         this.port = port;
         this.url = url;
         this.server = server;
         this.isShared = isShared;
+        this.tlsCertificate = tlsCertificate;
+        this.username = username;
+        this.password = password;
+        this.ownFiles = ownFiles;
     }
 
     /**
@@ -90,6 +127,34 @@ public final class TestRedis implements AutoCloseable {
      */
     public static TestRedis start() {
         return obtain(false);
+    }
+
+    /**
+     * A builder of a private {@code redis-server} process with what the other sources cannot give: data
+     * kept across {@link #kill()} and {@link #restart()}, TLS, an ACL user. It always runs the
+     * {@code redis-server} binary ({@code LIMITER_TEST_REDIS_SERVER}, else {@code PATH}), whatever
+     * {@code LIMITER_TEST_REDIS_URL} and Docker would give {@link #start()}; where there is no such binary,
+     * {@link #serverUnavailable()} says so, for tests to skip.
+     *
+     * @return a new builder of a plain, empty, non-persistent server
+     */
+    public static Builder server() {
+        return new Builder();
+    }
+
+    /**
+     * Why {@link #server()} cannot start a {@code redis-server} on this machine, for a test to skip with.
+     *
+     * @return the reason, or empty when the binary is there
+     */
+    public static Optional<String> serverUnavailable() {
+        try {
+            return RedisServerProcess.findExecutable() != null ? Optional.empty()
+                    : Optional.of("needs the redis-server binary (on PATH or named by " + Settings.SERVER_ENV
+                            + "), which TestRedis.server() always starts; Docker and " + Settings.URL_ENV + " cannot give it");
+        } catch (IllegalStateException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     /**
@@ -118,6 +183,35 @@ public final class TestRedis implements AutoCloseable {
      */
     public String url() {
         return url;
+    }
+
+    /**
+     * The certificate of a TLS server, as a PEM file that clients trust (for Spring Boot, an SSL bundle's
+     * {@code truststore.certificate}). It is self-signed, for {@code 127.0.0.1} and {@code localhost}.
+     *
+     * @return the PEM file, or empty unless started with {@link Builder#tls()}
+     */
+    public Optional<Path> tlsCertificate() {
+        return Optional.ofNullable(tlsCertificate);
+    }
+
+    /**
+     * The ACL user clients must log in as.
+     *
+     * @return the name given to {@link Builder#user}, or empty when the server has none (a
+     *     {@code LIMITER_TEST_REDIS_URL} keeps its own user in {@link #url()})
+     */
+    public Optional<String> username() {
+        return Optional.ofNullable(username);
+    }
+
+    /**
+     * The password of {@link #username()}.
+     *
+     * @return the password given to {@link Builder#user}, or empty when the server has no user
+     */
+    public Optional<String> password() {
+        return Optional.ofNullable(password);
     }
 
     /**
@@ -173,8 +267,9 @@ public final class TestRedis implements AutoCloseable {
     }
 
     /**
-     * Starts the server again on the same host and port, with no data, and returns once it answers
-     * PING. Works after {@link #kill()} and on a running server (which is stopped first).
+     * Starts the server again on the same host and port, with no data (with the data it had for a
+     * {@link Builder#persistent()} server), and returns once it answers PING. Works after {@link #kill()}
+     * and on a running server (which is stopped first).
      *
      * @throws UnsupportedOperationException for {@link Source#URL} and for {@link #shared()}
      * @throws IllegalStateException after {@link #close()}, or if the port was taken meanwhile
@@ -214,6 +309,9 @@ public final class TestRedis implements AutoCloseable {
         STARTED.untrack(this);
         if (server != null) {
             server.stop();
+        }
+        if (ownFiles != null) {
+            RedisServerProcess.deleteRecursively(ownFiles);
         }
     }
 
@@ -289,6 +387,128 @@ public final class TestRedis implements AutoCloseable {
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
+        }
+    }
+
+    /**
+     * Builds a private {@code redis-server} process; see {@link TestRedis#server()}. Each option adds to
+     * the others: a persistent TLS server with a user is possible.
+     */
+    public static final class Builder {
+
+        private boolean persistent;
+        private boolean tls;
+        private String username;
+        private String password;
+
+        private Builder() {
+        }
+
+        /**
+         * Keeps the data across {@link TestRedis#kill()} and {@link TestRedis#restart()}: every write is in
+         * the append-only file before it is answered ({@code appendonly yes}, {@code appendfsync always}),
+         * so a server killed as by a crash comes back with every key it acknowledged.
+         *
+         * @return this builder
+         */
+        public Builder persistent() {
+            this.persistent = true;
+            return this;
+        }
+
+        /**
+         * Serves over TLS only, on {@link TestRedis#port()}, with a certificate made at start for
+         * {@code 127.0.0.1} and {@code localhost} ({@link TestRedis#tlsCertificate()}); clients are not
+         * asked for a certificate.
+         *
+         * @return this builder
+         */
+        public Builder tls() {
+            this.tls = true;
+            return this;
+        }
+
+        /**
+         * Turns the {@code default} user off, so that every client must log in, and adds this user with
+         * the rights an application is typically given: every key and channel, every command except
+         * those Redis classes as dangerous ({@code +@all -@dangerous}: no KEYS, CONFIG, INFO, FLUSHALL,
+         * DEBUG, ...).
+         *
+         * @param username the user's name
+         * @param password the user's password
+         * @return this builder
+         */
+        public Builder user(String username, String password) {
+            this.username = Objects.requireNonNull(username, "username");
+            this.password = Objects.requireNonNull(password, "password");
+            if (username.isBlank() || username.equals("default") || username.chars().anyMatch(Character::isWhitespace)
+                    || password.isEmpty() || password.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("the user needs a name other than 'default' and a password, both without spaces");
+            }
+            return this;
+        }
+
+        /**
+         * Starts the server on a free loopback port and returns once it answers PING (over TLS, and as
+         * its user, when so built). The caller must {@link TestRedis#close()} it; it is also stopped at JVM exit.
+         *
+         * @return the running server, of {@link Source#REDIS_SERVER}
+         * @throws IllegalStateException if there is no {@code redis-server} binary ({@link #serverUnavailable()}
+         *     says why) or it does not start (the message has the end of its log)
+         */
+        public TestRedis start() {
+            serverUnavailable().ifPresent((reason) -> {
+                throw new IllegalStateException("TestRedis.server() " + reason);
+            });
+            Path executable = RedisServerProcess.findExecutable();
+            List<String> options = new ArrayList<>();
+            Path ownFiles = null;
+            SelfSignedCertificate certificate = null;
+            Resp.Access access = Resp.Access.PLAIN;
+            try {
+                if (persistent) {
+                    options.addAll(List.of("--appendonly", "yes", "--appendfsync", "always"));
+                }
+                if (tls) {
+                    ownFiles = Files.createTempDirectory("limiter-test-tls-");
+                    certificate = SelfSignedCertificate.create(ownFiles);
+                    options.addAll(List.of("--tls-cert-file", certificate.certificate().toString(),
+                            "--tls-key-file", certificate.privateKey().toString(),
+                            "--tls-ca-cert-file", certificate.certificate().toString(),
+                            "--tls-auth-clients", "no"));
+                    access = new Resp.Access(certificate.trustingSocketFactory(), null, null);
+                }
+                if (username != null) {
+                    // This library checks readiness and ownership (CONFIG GET dir) as a user of its own, since
+                    // the test's user may not run CONFIG.
+                    String adminPassword = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+                    options.addAll(List.of("--user", "default", "off",
+                            "--user", username, "on", ">" + password, "~*", "&*", "+@all", "-@dangerous",
+                            "--user", ADMIN_USER, "on", ">" + adminPassword, "~*", "&*", "+@all"));
+                    access = new Resp.Access(access.tls(), ADMIN_USER, adminPassword);
+                }
+                Server server = RedisServerProcess.start(executable, options, new RedisServerProcess.Mode(tls, persistent, access));
+                TestRedis redis = new TestRedis(Source.REDIS_SERVER, server.host(), server.port(), url(server), server, false,
+                        tls ? certificate.certificate() : null, username, password, ownFiles);
+                STARTED.track(redis);
+                return redis;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create a temporary directory for the TLS certificate", e);
+            } catch (RuntimeException | Error e) {
+                if (ownFiles != null) {
+                    RedisServerProcess.deleteRecursively(ownFiles);
+                }
+                throw e;
+            }
+        }
+
+        private String url(Server server) {
+            String userInfo = (username == null) ? "" : encode(username) + ":" + encode(password) + "@";
+            return (tls ? "rediss://" : "redis://") + userInfo + RedisUrl.hostForUrl(server.host()) + ":" + server.port();
+        }
+
+        private static String encode(String text) {
+            return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
         }
     }
 }

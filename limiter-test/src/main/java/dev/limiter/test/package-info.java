@@ -6,5 +6,7 @@
  * or six local {@code redis-server} nodes) whose masters they can kill, and
  * {@link dev.limiter.test.TestRedisSentinel} a master, a replica and three sentinels
  * ({@code LIMITER_TEST_REDIS_SENTINEL_NODES}, or local {@code redis-server} processes) whose master they can kill.
+ * {@link dev.limiter.test.TestRedis#server()} starts a {@code redis-server} that keeps its data across a crash, serves
+ * over TLS or requires an ACL user, and {@link dev.limiter.test.LatencyProxy} slows a server's replies down.
  */
 package dev.limiter.test;

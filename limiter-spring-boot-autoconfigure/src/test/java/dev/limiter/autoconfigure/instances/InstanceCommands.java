@@ -1,0 +1,212 @@
+package dev.limiter.autoconfigure.instances;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.limiter.DecisionSource;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.autoconfigure.instances.InstanceApp.DecisionCounter;
+import dev.limiter.autoconfigure.instances.InstanceApp.LimitedCall;
+
+/**
+ * The commands an {@link InstanceApp} reads, each run by {@value #THREADS} callers started together (so
+ * three instances are 48 concurrent callers) and answered by one {@link InstanceResult} line:
+ * <ul>
+ * <li>{@code round <limiter> <key> <calls>}: the callers share {@code calls} calls on one key;</li>
+ * <li>{@code warmup <millis> <pauseMillis>}: each caller calls every limiter in turn, on throwaway keys of
+ * this instance, for that long, pausing between its calls, so that the JIT compiles the allowed and the
+ * rejected paths;</li>
+ * <li>{@code flood <limiter> <key> <millis> <pauseMillis>}: the callers call one key for that long,
+ * each pausing between its calls (to leave the machine's cores to Redis and the other instances).</li>
+ * </ul>
+ * A call counts as admitted when the method ran, rejected on {@link RateLimitExceededException}, and as
+ * an error on any other exception.
+ */
+final class InstanceCommands implements AutoCloseable {
+
+    /** Concurrent callers per instance. */
+    static final int THREADS = 16;
+
+    /** Longest a round or warm-up may take before the instance gives up on it; floods get their length on top. */
+    private static final long BOUND_MILLIS = TimeUnit.SECONDS.toMillis(120);
+
+    /**
+     * Calls of one limiter each caller makes on one throwaway key during a warm-up. The callers of an
+     * instance share their keys, so each key sees 16 times as many calls: with a limit of 50, some
+     * admitted and more rejected, whatever the pace.
+     */
+    private static final int WARMUP_CALLS_PER_KEY = 10;
+
+    private final Map<String, LimitedCall> calls;
+
+    private final DecisionCounter decisions;
+
+    private final ExecutorService callers;
+
+    InstanceCommands(Map<String, LimitedCall> calls, DecisionCounter decisions) {
+        this.calls = calls;
+        this.decisions = decisions;
+        AtomicInteger number = new AtomicInteger();
+        this.callers = Executors.newFixedThreadPool(THREADS, (task) -> {
+            Thread thread = new Thread(task, "caller-" + number.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Runs one command line and answers with its result line. */
+    String run(String line) {
+        String[] words = line.split("\\s+");
+        String command = String.join(":", words);
+        try {
+            switch (words[0]) {
+                case "round": {
+                    LimitedCall call = limiter(words[1]);
+                    String key = words[2];
+                    AtomicInteger tickets = new AtomicInteger(Integer.parseInt(words[3]));
+                    return drive(command, 0, (caller, tally) -> {
+                        while (tickets.getAndDecrement() > 0) {
+                            tally.call(call, key);
+                        }
+                    });
+                }
+                case "warmup": {
+                    long millis = Long.parseLong(words[1]);
+                    long pauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(words[2]));
+                    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+                    List<String> names = InstanceApp.LIMITERS;
+                    String run = Long.toString(System.nanoTime(), 36);
+                    return drive(command, millis, (caller, tally) -> {
+                        for (int i = 0; System.nanoTime() - end < 0; i++) {
+                            String name = names.get(i % names.size());
+                            String key = "warmup-" + ProcessHandle.current().pid() + "-" + run + "-"
+                                    + (i / names.size() / WARMUP_CALLS_PER_KEY);
+                            tally.call(this.calls.get(name), key);
+                            LockSupport.parkNanos(pauseNanos);
+                        }
+                    });
+                }
+                case "flood": {
+                    LimitedCall call = limiter(words[1]);
+                    String key = words[2];
+                    long millis = Long.parseLong(words[3]);
+                    long pauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(words[4]));
+                    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+                    return drive(command, millis, (caller, tally) -> {
+                        while (System.nanoTime() - end < 0) {
+                            tally.call(call, key);
+                            LockSupport.parkNanos(pauseNanos);
+                        }
+                    });
+                }
+                default:
+                    throw new IllegalArgumentException("unknown command");
+            }
+        }
+        catch (Exception ex) {
+            return InstanceResult.failure(command, ex);
+        }
+    }
+
+    private LimitedCall limiter(String name) {
+        LimitedCall call = this.calls.get(name);
+        if (call == null) {
+            throw new IllegalArgumentException("no limiter " + name + "; there are " + this.calls.keySet());
+        }
+        return call;
+    }
+
+    /** Runs {@code work} on every caller at once and sums up what they saw. */
+    private String drive(String command, long extraMillis, Work work) throws Exception {
+        Map<DecisionSource, Long> before = this.decisions.snapshot();
+        Tally tally = new Tally();
+        CountDownLatch ready = new CountDownLatch(THREADS);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            int caller = t;
+            futures.add(this.callers.submit(() -> {
+                ready.countDown();
+                go.await();
+                work.run(caller, tally);
+                return null;
+            }));
+        }
+        if (!ready.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the callers did not start within 30 s");
+        }
+        long start = System.currentTimeMillis();
+        go.countDown();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(extraMillis + BOUND_MILLIS);
+        for (Future<?> future : futures) {
+            future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        long end = System.currentTimeMillis();
+        Map<DecisionSource, Long> sources = new EnumMap<>(DecisionSource.class);
+        this.decisions.snapshot().forEach((source, count) -> {
+            long delta = count - before.getOrDefault(source, 0L);
+            if (delta != 0) {
+                sources.put(source, delta);
+            }
+        });
+        return InstanceResult.format(command, tally.admitted.sum(), tally.rejected.sum(), tally.errors.sum(),
+                TimeUnit.NANOSECONDS.toMillis(tally.slowestNanos.get()), start, end, sources, tally.firstError.get());
+    }
+
+    @Override
+    public void close() {
+        this.callers.shutdownNow();
+    }
+
+    /** What one caller does during a command. */
+    @FunctionalInterface
+    private interface Work {
+
+        void run(int caller, Tally tally) throws Exception;
+
+    }
+
+    /** What the callers of one command saw, summed up. */
+    private static final class Tally {
+
+        final LongAdder admitted = new LongAdder();
+
+        final LongAdder rejected = new LongAdder();
+
+        final LongAdder errors = new LongAdder();
+
+        final AtomicLong slowestNanos = new AtomicLong();
+
+        final AtomicReference<String> firstError = new AtomicReference<>();
+
+        void call(LimitedCall call, String key) {
+            long start = System.nanoTime();
+            try {
+                call.call(key);
+                this.admitted.increment();
+            }
+            catch (RateLimitExceededException ex) {
+                this.rejected.increment();
+            }
+            catch (RuntimeException | Error ex) {
+                this.errors.increment();
+                this.firstError.compareAndSet(null, ex.toString());
+            }
+            this.slowestNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+        }
+
+    }
+
+}
