@@ -10,6 +10,10 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.protocol.RedisCommand;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
@@ -42,6 +46,17 @@ final class LimiterRedisConnection implements DisposableBean {
 
     private final LettuceConnectionFactory own;
 
+    /**
+     * Times the limiters' commands out. Lettuce's default timer ticks every 100 ms, so a timeout
+     * fired up to 100 ms late; this one ticks every 10 ms. Null when not Lettuce.
+     */
+    private final HashedWheelTimer timer;
+
+    /** Client resources made here because the application gave none; null otherwise (those are shared, not ours to shut down). */
+    private ClientResources ownResources;
+
+    private static final long TIMER_TICK_MILLIS = 10;
+
     private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
             LimiterRedisConnection.class.getClassLoader());
 
@@ -59,6 +74,7 @@ final class LimiterRedisConnection implements DisposableBean {
 
     LimiterRedisConnection(RedisConnectionFactory application, Duration timeout, Duration connectTimeout) {
         if (application instanceof LettuceConnectionFactory lettuce) {
+            this.timer = new HashedWheelTimer(new DefaultThreadFactory("limiter-redis-timer", true), TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
             this.own = new LettuceConnectionFactory(configuration(lettuce), client(lettuce, timeout, connectTimeout));
             this.own.afterPropertiesSet();
             this.own.start();
@@ -69,6 +85,7 @@ final class LimiterRedisConnection implements DisposableBean {
             logger.info("Rate limiters use the application's " + application.getClass().getSimpleName()
                     + " as it is: limiter.redis.timeout applies to Lettuce only, so set the client's own timeout low");
             this.own = null;
+            this.timer = null;
             this.template = new StringRedisTemplate(application);
             this.reactiveTemplate = null;
         }
@@ -96,7 +113,7 @@ final class LimiterRedisConnection implements DisposableBean {
         return application.getStandaloneConfiguration();
     }
 
-    private static LettuceClientConfiguration client(LettuceConnectionFactory application, Duration timeout, Duration connectTimeout) {
+    private LettuceClientConfiguration client(LettuceConnectionFactory application, Duration timeout, Duration connectTimeout) {
         LettuceClientConfiguration original = application.getClientConfiguration();
         LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
         if (original.isUseSsl()) {
@@ -106,8 +123,13 @@ final class LimiterRedisConnection implements DisposableBean {
             }
             builder = ssl.and();
         }
-        // Sharing the application's client resources (event loops, DNS) costs no extra threads.
-        original.getClientResources().ifPresent(builder::clientResources);
+        // Sharing the application's client resources (event loops, DNS) costs no extra threads but the timer.
+        ClientResources resources = original.getClientResources().map((shared) -> shared.mutate().timer(timer).build()).orElse(null);
+        if (resources == null) {
+            resources = DefaultClientResources.builder().timer(timer).build();
+            ownResources = resources;
+        }
+        builder.clientResources(resources);
         original.getClientName().ifPresent(builder::clientName);
         original.getReadFrom().ifPresent(builder::readFrom);
         original.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
@@ -185,6 +207,10 @@ final class LimiterRedisConnection implements DisposableBean {
     public void destroy() {
         if (own != null) {
             own.destroy();
+            if (ownResources != null) {
+                ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+            }
+            timer.stop();
         }
     }
 }
