@@ -49,10 +49,7 @@ class ExactAcrossInstancesTest {
                 System.out.println("warm " + limiter + ": " + round);
                 ExactRounds.assertExact(soft, "warm " + limiter, round, LIMIT);
             }
-            List<String> warnings = instances.limiterWarnings();
-            warnings.forEach(System.out::println);
-            soft.assertThat(warnings).as("WARN and ERROR lines of Limiter's loggers, such as a switch to the failure policy")
-                .isEmpty();
+            ExactRounds.assertNoLimiterWarnings(soft, instances);
         }
         soft.assertAll();
     }

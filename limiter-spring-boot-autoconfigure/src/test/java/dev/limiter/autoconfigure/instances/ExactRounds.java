@@ -53,4 +53,11 @@ final class ExactRounds {
         soft.assertThat(round.nonRedis()).as("%s: decisions not made by Redis (%s)", label, round).isZero();
     }
 
+    /** No WARN or ERROR line from Limiter's loggers in any instance's log, such as a switch to the failure policy. */
+    static void assertNoLimiterWarnings(SoftAssertions soft, Instances instances) {
+        List<String> warnings = instances.limiterWarnings();
+        warnings.forEach(System.out::println);
+        soft.assertThat(warnings).as("WARN and ERROR lines of Limiter's loggers, such as a switch to the failure policy").isEmpty();
+    }
+
 }

@@ -63,10 +63,7 @@ class SlowRedisAcrossInstancesTest {
                     System.out.println("replies on time again, " + limiter + ": " + round);
                     ExactRounds.assertExact(soft, "replies on time again, " + limiter, round, LIMIT);
                 }
-                List<String> warnings = instances.limiterWarnings();
-                warnings.forEach(System.out::println);
-                soft.assertThat(warnings).as("WARN and ERROR lines of Limiter's loggers, such as a switch to the failure policy")
-                    .isEmpty();
+                ExactRounds.assertNoLimiterWarnings(soft, instances);
             }
             soft.assertAll();
         }
