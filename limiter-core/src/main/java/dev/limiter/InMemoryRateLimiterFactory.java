@@ -12,34 +12,61 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
 
     private final DecisionListener listener;
 
-    /** System clock, {@value #DEFAULT_MAX_KEYS} keys per limiter. */
+    /** System clock, {@value #DEFAULT_MAX_KEYS} keys per limiter, no listener. */
     public InMemoryRateLimiterFactory() {
-        this(LimiterClock.system(), DEFAULT_MAX_KEYS);
+        this(builder());
     }
 
-    /**
-     * @param clock time source (tests pass a virtual clock)
-     * @param maxKeys keys each limiter holds at most; beyond that the least recently used are forgotten
-     */
-    public InMemoryRateLimiterFactory(LimiterClock clock, long maxKeys) {
-        this(clock, maxKeys, DecisionListener.NONE);
+    private InMemoryRateLimiterFactory(Builder builder) {
+        this.clock = builder.clock;
+        this.maxKeys = builder.maxKeys;
+        this.listener = builder.listener;
     }
 
-    private InMemoryRateLimiterFactory(LimiterClock clock, long maxKeys, DecisionListener listener) {
-        if (clock == null) {
-            throw new IllegalArgumentException("clock must not be null");
+    /** A builder of in-memory limiters. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Configures an {@link InMemoryRateLimiterFactory}; each setter checks its value at once. */
+    public static final class Builder {
+
+        private LimiterClock clock = LimiterClock.system();
+
+        private long maxKeys = DEFAULT_MAX_KEYS;
+
+        private DecisionListener listener = DecisionListener.NONE;
+
+        private Builder() {
         }
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("maxKeys must be at least 1 but was " + maxKeys);
-        }
-        this.clock = clock;
-        this.maxKeys = maxKeys;
-        this.listener = (listener != null) ? listener : DecisionListener.NONE;
-    }
 
-    /** The same factory, telling {@code listener} of every decision its limiters make. */
-    public InMemoryRateLimiterFactory withListener(DecisionListener listener) {
-        return new InMemoryRateLimiterFactory(clock, maxKeys, listener);
+        /** Time source; tests pass a virtual clock. Default: the system clock. */
+        public Builder clock(LimiterClock clock) {
+            if (clock == null) {
+                throw new IllegalArgumentException("clock must not be null");
+            }
+            this.clock = clock;
+            return this;
+        }
+
+        /** Keys each limiter holds at most; beyond that the least recently used are forgotten. Default {@value InMemoryRateLimiterFactory#DEFAULT_MAX_KEYS}. */
+        public Builder maxKeys(long maxKeys) {
+            if (maxKeys < 1) {
+                throw new IllegalArgumentException("maxKeys must be at least 1 but was " + maxKeys);
+            }
+            this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /** Tells {@code listener} of every decision the limiters make. */
+        public Builder listener(DecisionListener listener) {
+            this.listener = (listener != null) ? listener : DecisionListener.NONE;
+            return this;
+        }
+
+        public InMemoryRateLimiterFactory build() {
+            return new InMemoryRateLimiterFactory(this);
+        }
     }
 
     /** Keys each limiter holds at most. */

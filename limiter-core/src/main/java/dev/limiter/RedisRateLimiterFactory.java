@@ -2,7 +2,6 @@ package dev.limiter;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -19,8 +18,8 @@ import org.springframework.data.redis.core.RedisOperations;
  * succeeding) they follow their {@link FailurePolicy}, and resume when a background probe finds Redis
  * answering; a single slow or failed call gets the policy's answer for itself alone. Each instance
  * announces itself in Redis with a heartbeat, so that {@link FailurePolicy#LOCAL} divides each limit
- * among the instances alive, from {@link #warmUp()} on. Immutable: the {@code with...} methods return
- * a changed copy; configure it fully, then call {@link #warmUp()} once.
+ * among the instances alive, from {@link #warmUp()} on. Built with {@link #builder}; call
+ * {@link #warmUp()} once, and {@link #close()} at shutdown.
  */
 public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
@@ -41,51 +40,19 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** Start-up attempts to load the scripts before Redis counts as out. */
     static final int WARM_UP_ATTEMPTS = 3;
 
-    /** What the factory was built with; each {@code with...} copies and changes it. */
-    private static final class Settings implements Cloneable {
+    private final RedisOperations<String, String> redis;
 
-        RedisOperations<String, String> redis;
+    /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+    private final ReactiveScripts reactive;
 
-        /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
-        ReactiveScripts reactive;
+    private final String keyPrefix;
 
-        String keyPrefix = DEFAULT_KEY_PREFIX;
+    /** Time passed to the scripts; null to use Redis TIME. */
+    private final LimiterClock clock;
 
-        LimiterClock clock;
+    private final FailurePolicy onFailure;
 
-        FailurePolicy onFailure = FailurePolicy.LOCAL;
-
-        InMemoryRateLimiterFactory local;
-
-        /** Instances sharing each limit as configured; 0 to count them by heartbeat. */
-        int expectedInstances;
-
-        Duration probeInterval = DEFAULT_PROBE_INTERVAL;
-
-        Duration outageAfter = DEFAULT_OUTAGE_AFTER;
-
-        Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
-
-        LongSupplier nanoTime = System::nanoTime;
-
-        Runnable recoveryAction;
-
-        DecisionListener listener = DecisionListener.NONE;
-
-        /** Most keys the local deny cache holds; 0 when it is off. */
-        int denyCacheKeys;
-
-        Settings copy() {
-            try {
-                return (Settings) clone();
-            }
-            catch (CloneNotSupportedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        }
-    }
-
-    private final Settings settings;
+    private final DecisionListener listener;
 
     private final InMemoryRateLimiterFactory local;
 
@@ -100,45 +67,24 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private volatile boolean heartbeatStarted;
 
     /**
-     * Limiters on {@code redis} that decide in memory while it fails ({@link FailurePolicy#LOCAL},
-     * one instance expected).
+     * A builder of limiters on {@code redis}.
      *
      * @param redis operations with String keys and values, such as a {@code StringRedisTemplate};
      *     give it a short command timeout, since a decision waits at most that long for Redis
      */
-    public RedisRateLimiterFactory(RedisOperations<String, String> redis) {
-        this(settings(redis));
+    public static Builder builder(RedisOperations<String, String> redis) {
+        return new Builder(redis);
     }
 
-    private static Settings settings(RedisOperations<String, String> redis) {
-        Settings settings = new Settings();
-        settings.redis = redis;
-        return settings;
-    }
-
-    private RedisRateLimiterFactory(Settings settings) {
-        if (settings.redis == null) {
-            throw new IllegalArgumentException("redis must not be null");
-        }
-        if (settings.onFailure == null) {
-            throw new IllegalArgumentException("the failure policy must not be null");
-        }
-        if (settings.expectedInstances < 0) {
-            throw new IllegalArgumentException("expected instances must be at least 1 but was " + settings.expectedInstances);
-        }
-        positive(settings.probeInterval, "the probe interval");
-        positive(settings.heartbeatInterval, "the heartbeat interval");
-        if (settings.outageAfter == null || settings.outageAfter.isNegative()) {
-            throw new IllegalArgumentException("outage-after must be zero or positive but was " + settings.outageAfter);
-        }
-        if (settings.denyCacheKeys < 0) {
-            throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + settings.denyCacheKeys);
-        }
-        RedisKeys.checkPrefix(settings.keyPrefix);
-        this.settings = settings;
+    private RedisRateLimiterFactory(Builder settings) {
+        this.redis = settings.redis;
+        this.reactive = settings.reactive;
+        this.keyPrefix = settings.keyPrefix;
+        this.clock = settings.clock;
+        this.onFailure = settings.onFailure;
+        this.listener = settings.listener;
         this.local = (settings.local != null) ? settings.local
-                : new InMemoryRateLimiterFactory((settings.clock != null) ? settings.clock : LimiterClock.system(),
-                        InMemoryRateLimiterFactory.DEFAULT_MAX_KEYS);
+                : InMemoryRateLimiterFactory.builder().clock((settings.clock != null) ? settings.clock : LimiterClock.system()).build();
         this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.outageAfter, settings.recoveryAction,
                 background, settings.nanoTime);
         this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
@@ -146,131 +92,186 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
     }
 
-    private static void positive(Duration duration, String what) {
-        if (duration == null || duration.isNegative() || duration.isZero()) {
-            throw new IllegalArgumentException(what + " must be positive but was " + duration);
+    /**
+     * Configures a {@link RedisRateLimiterFactory}. Each setter checks its value at once, so a mistake
+     * is reported where it is made; {@link #build()} may be called once per factory wanted.
+     */
+    public static final class Builder {
+
+        private final RedisOperations<String, String> redis;
+
+        /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+        private ReactiveScripts reactive;
+
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+        private LimiterClock clock;
+
+        private FailurePolicy onFailure = FailurePolicy.LOCAL;
+
+        private InMemoryRateLimiterFactory local;
+
+        /** Instances sharing each limit as configured; 0 to count them by heartbeat. */
+        private int expectedInstances;
+
+        private Duration probeInterval = DEFAULT_PROBE_INTERVAL;
+
+        private Duration outageAfter = DEFAULT_OUTAGE_AFTER;
+
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+
+        private LongSupplier nanoTime = System::nanoTime;
+
+        private Runnable recoveryAction;
+
+        private DecisionListener listener = DecisionListener.NONE;
+
+        /** Most keys the local deny cache holds; 0 when it is off. */
+        private int denyCacheKeys;
+
+        private Builder(RedisOperations<String, String> redis) {
+            if (redis == null) {
+                throw new IllegalArgumentException("redis must not be null");
+            }
+            this.redis = redis;
         }
-    }
 
-    /** A copy of this factory with {@code change} applied to its settings. */
-    private RedisRateLimiterFactory with(Consumer<Settings> change) {
-        Settings changed = settings.copy();
-        change.accept(changed);
-        return new RedisRateLimiterFactory(changed);
-    }
-
-    /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. */
-    public RedisRateLimiterFactory withKeyPrefix(String keyPrefix) {
-        return with((s) -> s.keyPrefix = keyPrefix);
-    }
-
-    /**
-     * Passes time from {@code clock} to the scripts instead of reading Redis TIME. Meant for tests
-     * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
-     */
-    public RedisRateLimiterFactory withClock(LimiterClock clock) {
-        return with((s) -> s.clock = clock);
-    }
-
-    /**
-     * What limiters decide while Redis fails, unless their configuration says otherwise; with
-     * {@link FailurePolicy#LOCAL}, each limit is divided among the instances counted alive.
-     *
-     * @param policy the default policy
-     * @param local the in-memory limiters {@link FailurePolicy#LOCAL} uses
-     */
-    public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local) {
-        return with((s) -> {
-            s.onFailure = policy;
-            s.local = local;
-        });
-    }
-
-    /**
-     * As {@link #withFailurePolicy(FailurePolicy, InMemoryRateLimiterFactory)}, dividing each limit by
-     * a configured number of instances instead of those counted.
-     *
-     * @param expectedInstances how many instances share each limit: locally, each admits its share
-     */
-    public RedisRateLimiterFactory withFailurePolicy(FailurePolicy policy, InMemoryRateLimiterFactory local, int expectedInstances) {
-        if (expectedInstances < 1) {
-            throw new IllegalArgumentException("expected instances must be at least 1 but was " + expectedInstances);
+        /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. Default {@value RedisRateLimiterFactory#DEFAULT_KEY_PREFIX}. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
+            return this;
         }
-        return with((s) -> {
-            s.onFailure = policy;
-            s.local = local;
-            s.expectedInstances = expectedInstances;
-        });
-    }
 
-    /**
-     * How long calls must keep failing, none succeeding, before Redis counts as out (a refused or lost
-     * connection counts at once). Zero: every failed call means an outage.
-     */
-    public RedisRateLimiterFactory withOutageAfter(Duration outageAfter) {
-        return with((s) -> s.outageAfter = outageAfter);
-    }
-
-    /** How often this instance announces itself in Redis; it counts as alive for three intervals after. */
-    public RedisRateLimiterFactory withHeartbeatInterval(Duration heartbeatInterval) {
-        return with((s) -> s.heartbeatInterval = heartbeatInterval);
-    }
-
-    /** The same factory reading elapsed time from {@code nanoTime}: for tests of outage detection. */
-    RedisRateLimiterFactory withNanoTime(LongSupplier nanoTime) {
-        return with((s) -> s.nanoTime = nanoTime);
-    }
-
-    /** How often a failed Redis is probed to find out whether it answers again. */
-    public RedisRateLimiterFactory withProbeInterval(Duration probeInterval) {
-        return with((s) -> s.probeInterval = probeInterval);
-    }
-
-    /**
-     * The same factory, running {@code action} on the probe's thread after each probe that finds Redis
-     * still failing: for recovery the Redis client does not do by itself soon enough, such as reloading
-     * a Redis Cluster's topology so that calls reach a promoted replica as soon as it serves the slots of
-     * a dead master. It must return quickly; what it throws is ignored.
-     */
-    public RedisRateLimiterFactory withRecoveryAction(Runnable action) {
-        return with((s) -> s.recoveryAction = action);
-    }
-
-    /** The same factory, telling {@code listener} of every decision its limiters make, wherever it came from. */
-    public RedisRateLimiterFactory withListener(DecisionListener listener) {
-        return with((s) -> s.listener = (listener != null) ? listener : DecisionListener.NONE);
-    }
-
-    /**
-     * The same factory with a local deny cache: after Redis rejects a key, this instance rejects the
-     * same request for that key locally until the retry-after Redis gave, without calling Redis. A
-     * flood on a key over its limit then costs Redis about one call per retry-after period per
-     * instance. Requests for fewer permits than the remembered rejection still ask Redis.
-     *
-     * @param maxKeys most keys remembered at once (the least recently used are forgotten first)
-     */
-    public RedisRateLimiterFactory withLocalDenyCache(int maxKeys) {
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
+        /**
+         * Passes time from {@code clock} to the scripts instead of reading Redis TIME. Meant for tests
+         * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
+         */
+        public Builder clock(LimiterClock clock) {
+            this.clock = clock;
+            return this;
         }
-        return with((s) -> s.denyCacheKeys = maxKeys);
-    }
 
-    /**
-     * The same factory, deciding {@link RateLimiter#tryAcquireAsync asynchronous requests} by sending
-     * the script through the reactive API of the same Redis, so that no thread waits for it. Without
-     * it, asynchronous requests are decided by the blocking call.
-     *
-     * @param reactiveRedis reactive operations with String keys and values on the same Redis, such
-     *     as a {@code ReactiveStringRedisTemplate}; their connection should time commands out as
-     *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
-     */
-    public RedisRateLimiterFactory withReactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
-        if (reactiveRedis == null) {
-            throw new IllegalArgumentException("reactiveRedis must not be null");
+        /**
+         * What limiters decide while Redis fails, unless their configuration says otherwise; default
+         * {@link FailurePolicy#LOCAL}, each limit divided among the instances counted alive.
+         */
+        public Builder failurePolicy(FailurePolicy policy) {
+            if (policy == null) {
+                throw new IllegalArgumentException("the failure policy must not be null");
+            }
+            this.onFailure = policy;
+            return this;
         }
-        ReactiveScripts scripts = new ReactiveScripts(reactiveRedis);
-        return with((s) -> s.reactive = scripts);
+
+        /** The in-memory limiters {@link FailurePolicy#LOCAL} decides with; by default a factory on the same clock. */
+        public Builder localLimiters(InMemoryRateLimiterFactory local) {
+            this.local = local;
+            return this;
+        }
+
+        /**
+         * Divides each limit by this many instances under {@link FailurePolicy#LOCAL}, instead of those
+         * counted by their heartbeats.
+         */
+        public Builder expectedInstances(int expectedInstances) {
+            if (expectedInstances < 1) {
+                throw new IllegalArgumentException("expected instances must be at least 1 but was " + expectedInstances);
+            }
+            this.expectedInstances = expectedInstances;
+            return this;
+        }
+
+        /** How often a failed Redis is probed to find out whether it answers again. */
+        public Builder probeInterval(Duration probeInterval) {
+            this.probeInterval = positive(probeInterval, "the probe interval");
+            return this;
+        }
+
+        /**
+         * How long calls must keep failing, none succeeding, before Redis counts as out (a refused or lost
+         * connection counts at once). Zero: every failed call means an outage.
+         */
+        public Builder outageAfter(Duration outageAfter) {
+            if (outageAfter == null || outageAfter.isNegative()) {
+                throw new IllegalArgumentException("outage-after must be zero or positive but was " + outageAfter);
+            }
+            this.outageAfter = outageAfter;
+            return this;
+        }
+
+        /** How often this instance announces itself in Redis; it counts as alive for three intervals after. */
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = positive(heartbeatInterval, "the heartbeat interval");
+            return this;
+        }
+
+        /** Reads elapsed time from {@code nanoTime}: for tests of outage detection. */
+        Builder nanoTime(LongSupplier nanoTime) {
+            this.nanoTime = nanoTime;
+            return this;
+        }
+
+        /**
+         * Runs {@code action} on the background thread after each probe that finds Redis still failing:
+         * for recovery the Redis client does not do by itself soon enough, such as reloading a Redis
+         * Cluster's topology so that calls reach a promoted replica as soon as it serves the slots of a
+         * dead master. It must return quickly; what it throws is ignored.
+         */
+        public Builder recoveryAction(Runnable action) {
+            this.recoveryAction = action;
+            return this;
+        }
+
+        /** Tells {@code listener} of every decision the limiters make, wherever it came from. */
+        public Builder listener(DecisionListener listener) {
+            this.listener = (listener != null) ? listener : DecisionListener.NONE;
+            return this;
+        }
+
+        /**
+         * A local deny cache: after Redis rejects a key, this instance rejects the same request for that
+         * key locally until the retry-after Redis gave, without calling Redis. A flood on a key over its
+         * limit then costs Redis about one call per retry-after period per instance. Requests for fewer
+         * permits than the remembered rejection still ask Redis.
+         *
+         * @param maxKeys most keys remembered at once (the least recently used are forgotten first)
+         */
+        public Builder localDenyCache(int maxKeys) {
+            if (maxKeys < 1) {
+                throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
+            }
+            this.denyCacheKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * Decides {@link RateLimiter#tryAcquireAsync asynchronous requests} by sending the script through
+         * the reactive API of the same Redis, so that no thread waits for it. Without it, asynchronous
+         * requests are decided by the blocking call.
+         *
+         * @param reactiveRedis reactive operations with String keys and values on the same Redis, such
+         *     as a {@code ReactiveStringRedisTemplate}; their connection should time commands out as
+         *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
+         */
+        public Builder reactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
+            if (reactiveRedis == null) {
+                throw new IllegalArgumentException("reactiveRedis must not be null");
+            }
+            this.reactive = new ReactiveScripts(reactiveRedis);
+            return this;
+        }
+
+        /** A factory with these settings; call {@link RedisRateLimiterFactory#warmUp()} on it once. */
+        public RedisRateLimiterFactory build() {
+            return new RedisRateLimiterFactory(this);
+        }
+
+        private static Duration positive(Duration duration, String what) {
+            if (duration == null || duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive but was " + duration);
+            }
+            return duration;
+        }
     }
 
     /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
@@ -303,8 +304,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         for (int attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
             try {
                 loadScripts();
-                if (settings.reactive != null) {
-                    settings.reactive.connect();
+                if (reactive != null) {
+                    reactive.connect();
                 }
                 // The first heartbeat now, so that the count includes this instance from the start.
                 instances.beat();
@@ -326,7 +327,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     }
 
     private void loadScripts() {
-        settings.redis.execute((RedisCallback<Void>) connection -> {
+        redis.execute((RedisCallback<Void>) connection -> {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }
@@ -352,12 +353,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : settings.onFailure;
+        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
         LocalShares shares = (policy == FailurePolicy.LOCAL)
-                ? new LocalShares(name, config, local, (settings.clock != null) ? settings.clock : LimiterClock.system(), instances::instances,
+                ? new LocalShares(name, config, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
                         local.maxKeys())
                 : null;
-        return new RedisRateLimiter(name, config, settings.redis, settings.reactive, settings.keyPrefix, settings.clock, availability, policy, shares,
-                settings.listener, denyCache);
+        return new RedisRateLimiter(name, config, redis, reactive, keyPrefix, clock, availability, policy, shares,
+                listener, denyCache);
     }
 }

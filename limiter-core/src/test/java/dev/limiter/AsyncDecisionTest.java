@@ -87,11 +87,11 @@ class AsyncDecisionTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void asyncDecisionsAreTheBlockingOnes(Algorithm algorithm) {
-        RedisRateLimiterFactory blocking = new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(prefix + "-sync")
-            .withClock(clock);
-        RedisRateLimiterFactory async = new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(prefix + "-async")
-            .withClock(clock)
-            .withReactiveRedis(TestRedisSupport.sharedReactive());
+        RedisRateLimiterFactory blocking = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(prefix + "-sync")
+            .clock(clock).build();
+        RedisRateLimiterFactory async = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(prefix + "-async")
+            .clock(clock)
+            .reactiveRedis(TestRedisSupport.sharedReactive()).build();
         RateLimiter sync = blocking.create("api", comparedConfig(algorithm));
         RateLimiter reactive = async.create("api", comparedConfig(algorithm));
         Random random = new Random(algorithm.ordinal());
@@ -110,9 +110,9 @@ class AsyncDecisionTest {
 
     @Test
     void onePermitOverloadTakesOne() {
-        RateLimiter limiter = new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(prefix)
-            .withClock(clock)
-            .withReactiveRedis(TestRedisSupport.sharedReactive())
+        RateLimiter limiter = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(prefix)
+            .clock(clock)
+            .reactiveRedis(TestRedisSupport.sharedReactive()).build()
             .create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
         assertThat(decided(limiter.tryAcquireAsync("k")).remaining()).isEqualTo(4);
         assertThat(decided(limiter.tryAcquireAsync("k", 4)).remaining()).isZero();
@@ -121,10 +121,10 @@ class AsyncDecisionTest {
 
     @Test
     void listenerHearsRedisWithTheRoundTrip() {
-        RateLimiter limiter = new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(prefix)
-            .withClock(clock)
-            .withListener(listener)
-            .withReactiveRedis(TestRedisSupport.sharedReactive())
+        RateLimiter limiter = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(prefix)
+            .clock(clock)
+            .listener(listener)
+            .reactiveRedis(TestRedisSupport.sharedReactive()).build()
             .create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         Decision decision = decided(limiter.tryAcquireAsync("k"));
         assertThat(heard).singleElement().satisfies((h) -> {
@@ -136,9 +136,9 @@ class AsyncDecisionTest {
 
     @Test
     void withoutReactiveOperationsTheAsyncCallDecidesBlocking() {
-        RateLimiter limiter = new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(prefix)
-            .withClock(clock)
-            .withListener(listener)
+        RateLimiter limiter = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(prefix)
+            .clock(clock)
+            .listener(listener).build()
             .create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         CompletableFuture<Decision> stage = limiter.tryAcquireAsync("k").toCompletableFuture();
         assertThat(stage).as("decided on the calling thread").isDone();
@@ -148,7 +148,7 @@ class AsyncDecisionTest {
 
     @Test
     void inMemoryLimitersDecideAtOnce() {
-        RateLimiter limiter = new InMemoryRateLimiterFactory(clock, 100).create("orders", Algorithm.GCRA, FIVE_PER_10S);
+        RateLimiter limiter = InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(100).build().create("orders", Algorithm.GCRA, FIVE_PER_10S);
         CompletableFuture<Decision> stage = limiter.tryAcquireAsync("k", 5).toCompletableFuture();
         assertThat(stage).isDone();
         assertThat(decided(stage).remaining()).isZero();
@@ -157,11 +157,11 @@ class AsyncDecisionTest {
 
     @Test
     void badArgumentsFailAtOnceAsInTheBlockingCall() {
-        RateLimiter limiter = new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(prefix)
-            .withReactiveRedis(TestRedisSupport.sharedReactive())
+        RateLimiter limiter = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(prefix)
+            .reactiveRedis(TestRedisSupport.sharedReactive()).build()
             .create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquireAsync("k", 0)).withMessageContaining("permits");
-        assertThatIllegalArgumentException().isThrownBy(() -> new RedisRateLimiterFactory(TestRedisSupport.shared()).withReactiveRedis(null))
+        assertThatIllegalArgumentException().isThrownBy(() -> RedisRateLimiterFactory.builder(TestRedisSupport.shared()).reactiveRedis(null).build())
             .withMessageContaining("reactiveRedis");
     }
 
@@ -212,6 +212,10 @@ class AsyncDecisionTest {
         }
 
         RedisRateLimiterFactory factory(FailurePolicy policy) {
+            return builder(policy).build();
+        }
+
+        RedisRateLimiterFactory.Builder builder(FailurePolicy policy) {
             redis = TestRedis.start();
             Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may flush, kill and freeze");
             resources = DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
@@ -227,12 +231,14 @@ class AsyncDecisionTest {
                 .build();
             connections = TestRedisSupport.connectionFactory(redis, client);
             template = TestRedisSupport.template(connections);
-            return new RedisRateLimiterFactory(template).withKeyPrefix(prefix)
-                .withClock(clock)
-                .withListener(listener)
-                .withProbeInterval(Duration.ofMillis(50))
-                .withFailurePolicy(policy, new InMemoryRateLimiterFactory(clock, 1000), 1)
-                .withReactiveRedis(new ReactiveStringRedisTemplate(connections));
+            return RedisRateLimiterFactory.builder(template).keyPrefix(prefix)
+                .clock(clock)
+                .listener(listener)
+                .probeInterval(Duration.ofMillis(50))
+                .failurePolicy(policy)
+                .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build())
+                .expectedInstances(1)
+                .reactiveRedis(new ReactiveStringRedisTemplate(connections));
         }
 
         @AfterEach
@@ -291,7 +297,7 @@ class AsyncDecisionTest {
         @Test
         void aStalledRedisBlocksNoThreadAndThePolicyDecidesAfterTheTimeout() {
             AtomicLong nanos = new AtomicLong();
-            RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW).withNanoTime(nanos::get);
+            RedisRateLimiterFactory factory = builder(FailurePolicy.ALLOW).nanoTime(nanos::get).build();
             RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
             assertThat(decided(limiter.tryAcquireAsync("k")).remaining()).isEqualTo(4);
             pause();

@@ -7,7 +7,7 @@ enum Backend {
     REDIS {
         @Override
         RateLimiterFactory factory(LimiterClock clock, String keyPrefix) {
-            return new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(keyPrefix).withClock(clock);
+            return RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(keyPrefix).clock(clock).build();
         }
     },
 
@@ -15,7 +15,7 @@ enum Backend {
     MEMORY {
         @Override
         RateLimiterFactory factory(LimiterClock clock, String keyPrefix) {
-            return new InMemoryRateLimiterFactory(clock, 10_000);
+            return InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(10_000).build();
         }
     };
 

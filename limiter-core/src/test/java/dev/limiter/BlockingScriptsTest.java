@@ -29,8 +29,8 @@ class BlockingScriptsTest {
         CountingTemplate executor = new CountingTemplate(template);
         String prefix = TestRedisSupport.uniquePrefix();
         for (Algorithm algorithm : Algorithm.values()) {
-            RateLimiter direct = new RedisRateLimiterFactory(template).withKeyPrefix(prefix + "d").withClock(clock).create("orders", algorithm, FIVE_PER_10S);
-            RateLimiter through = new RedisRateLimiterFactory(executor).withKeyPrefix(prefix + "t").withClock(clock).create("orders", algorithm, FIVE_PER_10S);
+            RateLimiter direct = RedisRateLimiterFactory.builder(template).keyPrefix(prefix + "d").clock(clock).build().create("orders", algorithm, FIVE_PER_10S);
+            RateLimiter through = RedisRateLimiterFactory.builder(executor).keyPrefix(prefix + "t").clock(clock).build().create("orders", algorithm, FIVE_PER_10S);
             List<Decision> directly = new ArrayList<>();
             List<Decision> executed = new ArrayList<>();
             for (int i = 0; i < 8; i++) {

@@ -23,8 +23,8 @@ class BucketRedisStateTest {
 
     final StringRedisTemplate redis = TestRedisSupport.shared();
 
-    final RedisRateLimiterFactory factory = new RedisRateLimiterFactory(redis).withKeyPrefix(TestRedisSupport.uniquePrefix())
-        .withClock(clock);
+    final RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(redis).keyPrefix(TestRedisSupport.uniquePrefix())
+        .clock(clock).build();
 
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA" })

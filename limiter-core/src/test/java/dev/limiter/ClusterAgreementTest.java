@@ -60,10 +60,12 @@ class ClusterAgreementTest {
     private void agreeWithTwin(Algorithm algorithm, boolean async) {
         RateLimiterConfig config = new RateLimiterConfig(algorithm, bursts(algorithm), CONFIG.subWindows(), Duration.ZERO);
         VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + 1_234_567);
-        RedisRateLimiterFactory factory = new RedisRateLimiterFactory(cluster).withKeyPrefix(TestRedisSupport.uniquePrefix())
-            .withClock(clock)
-            .withFailurePolicy(FailurePolicy.DENY, new InMemoryRateLimiterFactory(), 1);
-        RateLimiter redis = (async ? factory.withReactiveRedis(new ReactiveStringRedisTemplate(connections)) : factory).create("agree", config);
+        RedisRateLimiterFactory.Builder builder = RedisRateLimiterFactory.builder(cluster)
+            .keyPrefix(TestRedisSupport.uniquePrefix())
+            .clock(clock)
+            .failurePolicy(FailurePolicy.DENY)
+            .expectedInstances(1);
+        RateLimiter redis = (async ? builder.reactiveRedis(new ReactiveStringRedisTemplate(connections)) : builder).build().create("agree", config);
         RateLimiter memory = Backend.MEMORY.factory(clock, null).create("agree", config);
         Random random = new Random(20261122L); // fixed seed: a failure replays exactly
         int allowed = 0;

@@ -82,8 +82,8 @@ final class ComparedImplementations {
         private final Set<String> keys = new HashSet<>();
 
         RedisSubject(RateLimiterConfig config) {
-            this.limiter = (RedisRateLimiter) new RedisRateLimiterFactory(keeping).withKeyPrefix(TestRedisSupport.uniquePrefix())
-                .withClock(clock)
+            this.limiter = (RedisRateLimiter) RedisRateLimiterFactory.builder(keeping).keyPrefix(TestRedisSupport.uniquePrefix())
+                .clock(clock).build()
                 .create(NAME, config);
         }
 

@@ -33,7 +33,7 @@ class DecisionListenerTest {
 
     @Test
     void memoryDecisionsAreHeardAsMemory() {
-        RateLimiter limiter = new InMemoryRateLimiterFactory(clock, 100).withListener(listener)
+        RateLimiter limiter = InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(100).listener(listener).build()
             .create("orders", Algorithm.FIXED_WINDOW, TWO_PER_MINUTE);
         limiter.tryAcquire("k");
         limiter.tryAcquire("k");
@@ -53,10 +53,10 @@ class DecisionListenerTest {
                 .clientOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build())
                 .build());
             try {
-                RedisRateLimiterFactory factory = new RedisRateLimiterFactory(TestRedisSupport.template(connections))
-                    .withKeyPrefix(TestRedisSupport.uniquePrefix())
-                    .withClock(clock)
-                    .withListener(listener);
+                RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.template(connections))
+                    .keyPrefix(TestRedisSupport.uniquePrefix())
+                    .clock(clock)
+                    .listener(listener).build();
                 RateLimiter local = factory.create("local", Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE);
                 RateLimiter open = factory.create("open", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE)
                     .withOnRedisFailure(FailurePolicy.ALLOW));

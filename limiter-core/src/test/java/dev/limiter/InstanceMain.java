@@ -37,8 +37,8 @@ public final class InstanceMain {
         connections.start();
         StringRedisTemplate redis = new StringRedisTemplate(connections);
         // No explicit clock: the scripts read Redis TIME, which is the point of the test.
-        RateLimiter limiter = new RedisRateLimiterFactory(redis).withKeyPrefix(prefix)
-            .withFailurePolicy(FailurePolicy.DENY, new InMemoryRateLimiterFactory(), 1)
+        RateLimiter limiter = RedisRateLimiterFactory.builder(redis).keyPrefix(prefix)
+            .failurePolicy(FailurePolicy.DENY).localLimiters(new InMemoryRateLimiterFactory()).expectedInstances(1).build()
             .create(name, Algorithm.FIXED_WINDOW, LimitSpec.of(limit, LimitSpec.MAX_WINDOW));
         // Start together: JVMs start at different speeds, and the first could otherwise take the
         // whole limit before the others begin. Each says it is ready, then waits for the test's go.

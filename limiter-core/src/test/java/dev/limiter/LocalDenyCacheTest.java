@@ -22,10 +22,10 @@ class LocalDenyCacheTest {
     final List<DecisionSource> sources = new CopyOnWriteArrayList<>();
 
     RedisRateLimiterFactory factory(int maxKeys) {
-        return new RedisRateLimiterFactory(TestRedisSupport.shared()).withKeyPrefix(TestRedisSupport.uniquePrefix())
-            .withClock(clock)
-            .withListener((limiter, decision, redisNanos) -> sources.add(decision.source()))
-            .withLocalDenyCache(maxKeys);
+        return RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(TestRedisSupport.uniquePrefix())
+            .clock(clock)
+            .listener((limiter, decision, redisNanos) -> sources.add(decision.source()))
+            .localDenyCache(maxKeys).build();
     }
 
     long redisCalls() {
@@ -124,8 +124,8 @@ class LocalDenyCacheTest {
 
     @Test
     void aCacheWithoutRoomIsRefused() {
-        RedisRateLimiterFactory factory = new RedisRateLimiterFactory(TestRedisSupport.shared());
-        assertThatIllegalArgumentException().isThrownBy(() -> factory.withLocalDenyCache(0)).withMessageContaining("maxKeys was 0");
+        RedisRateLimiterFactory.Builder builder = RedisRateLimiterFactory.builder(TestRedisSupport.shared());
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.localDenyCache(0)).withMessageContaining("maxKeys was 0");
     }
 
     @Test

@@ -24,7 +24,7 @@ class LocalSharesTest {
     final AtomicInteger instances = new AtomicInteger(3);
 
     LocalShares shares(Algorithm algorithm, LimitSpec... limits) {
-        return new LocalShares("orders", RateLimiterConfig.of(algorithm, limits), new InMemoryRateLimiterFactory(clock, 1000), clock,
+        return new LocalShares("orders", RateLimiterConfig.of(algorithm, limits), InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build(), clock,
                 instances::get, 1000);
     }
 

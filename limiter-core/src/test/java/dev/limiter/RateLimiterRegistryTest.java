@@ -17,7 +17,7 @@ class RateLimiterRegistryTest {
 
     final RateLimiterRegistry registry = new RateLimiterRegistry((name, config) -> {
         created.incrementAndGet();
-        return new InMemoryRateLimiterFactory(new VirtualClock(), 100).create(name, config);
+        return InMemoryRateLimiterFactory.builder().clock(new VirtualClock()).maxKeys(100).build().create(name, config);
     });
 
     @Test

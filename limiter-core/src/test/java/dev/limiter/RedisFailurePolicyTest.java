@@ -79,9 +79,16 @@ class RedisFailurePolicyTest {
     }
 
     RedisRateLimiterFactory factory(FailurePolicy policy, int expectedInstances) {
-        return new RedisRateLimiterFactory(template).withKeyPrefix(prefix)
-            .withClock(clock)
-            .withFailurePolicy(policy, new InMemoryRateLimiterFactory(clock, 1000), expectedInstances);
+        return builder(policy, expectedInstances).build();
+    }
+
+    RedisRateLimiterFactory.Builder builder(FailurePolicy policy, int expectedInstances) {
+        return RedisRateLimiterFactory.builder(template)
+            .keyPrefix(prefix)
+            .clock(clock)
+            .failurePolicy(policy)
+            .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build())
+            .expectedInstances(expectedInstances);
     }
 
     @ParameterizedTest
@@ -147,7 +154,7 @@ class RedisFailurePolicyTest {
 
     @Test
     void aClaimOnARememberedRejectionEndsWithItsPeriodWhenRedisFailsTheClaimant() {
-        RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW, 1).withLocalDenyCache(10);
+        RedisRateLimiterFactory factory = builder(FailurePolicy.ALLOW, 1).localDenyCache(10).build();
         RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(1, Duration.ofMillis(100)));
         assertThat(limiter.tryAcquire("k").allowed()).isTrue();
         Decision rejected = limiter.tryAcquire("k");
@@ -223,11 +230,12 @@ class RedisFailurePolicyTest {
     @Test
     void eachFailedProbeRunsTheRecoveryActionAndNothingItThrowsEndsTheProbing() throws InterruptedException {
         AtomicInteger recoveries = new AtomicInteger();
-        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1).withProbeInterval(Duration.ofMillis(20))
-            .withRecoveryAction(() -> {
+        RedisRateLimiterFactory factory = builder(FailurePolicy.LOCAL, 1).probeInterval(Duration.ofMillis(20))
+            .recoveryAction(() -> {
                 recoveries.incrementAndGet();
                 throw new IllegalStateException("recovery failed");
-            });
+            })
+            .build();
         RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
         assertThat(limiter.tryAcquire("k").allowed()).isTrue();
         assertThat(recoveries).as("not while Redis answers").hasValue(0);

@@ -103,8 +103,8 @@ class RedisKeysTest {
     @EnumSource(Algorithm.class)
     void everyKeyHasOneHashTagMadeOfNameAndEscapedKey(Algorithm algorithm) {
         String prefix = TestRedisSupport.uniquePrefix();
-        RedisRateLimiter limiter = (RedisRateLimiter) new RedisRateLimiterFactory(TestRedisSupport.shared())
-            .withKeyPrefix(prefix)
+        RedisRateLimiter limiter = (RedisRateLimiter) RedisRateLimiterFactory.builder(TestRedisSupport.shared())
+            .keyPrefix(prefix).build()
             .create("orders", algorithm, LimitSpec.of(5, Duration.ofSeconds(10)));
         for (String key : trickyKeys()) {
             String redisKey = limiter.redisKey(key);
@@ -136,8 +136,8 @@ class RedisKeysTest {
 
     @Test
     void longKeysGiveBoundedRedisKeys() {
-        RedisRateLimiter limiter = (RedisRateLimiter) new RedisRateLimiterFactory(TestRedisSupport.shared())
-            .withKeyPrefix("limiter")
+        RedisRateLimiter limiter = (RedisRateLimiter) RedisRateLimiterFactory.builder(TestRedisSupport.shared())
+            .keyPrefix("limiter").build()
             .create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10)));
         List<String> longKeys = List.of("k".repeat(RedisKeys.MAX_KEY_BYTES + 1), MEGABYTE, "{".repeat(500),
                 "\uD83D\uDE00".repeat(1000), "\u4e2d".repeat(10_000), "\u4e2d".repeat(100), "\uD800".repeat(200));

@@ -16,8 +16,8 @@ class RedisTimeTest {
     @Test
     void tokenBucketOnRedisTime() {
         StringRedisTemplate redis = TestRedisSupport.shared();
-        RedisRateLimiter limiter = (RedisRateLimiter) new RedisRateLimiterFactory(redis)
-            .withKeyPrefix(TestRedisSupport.uniquePrefix())
+        RedisRateLimiter limiter = (RedisRateLimiter) RedisRateLimiterFactory.builder(redis)
+            .keyPrefix(TestRedisSupport.uniquePrefix()).build()
             .create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofHours(1)));
         for (int i = 0; i < 5; i++) {
             Decision d = limiter.tryAcquire("k");

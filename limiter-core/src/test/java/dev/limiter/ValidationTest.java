@@ -44,8 +44,8 @@ class ValidationTest {
     @ParameterizedTest
     @ValueSource(strings = { "", "a{b", "a}b", "{", "}", "{tag}" })
     void keyPrefixesThatCouldMoveTheHashTagAreRejected(String prefix) {
-        RedisRateLimiterFactory factory = new RedisRateLimiterFactory(TestRedisSupport.shared());
-        assertThatThrownBy(() -> factory.withKeyPrefix(prefix)).isInstanceOf(IllegalArgumentException.class)
+        RedisRateLimiterFactory.Builder builder = RedisRateLimiterFactory.builder(TestRedisSupport.shared());
+        assertThatThrownBy(() -> builder.keyPrefix(prefix)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("prefix");
     }
 
@@ -59,9 +59,9 @@ class ValidationTest {
 
     @org.junit.jupiter.api.Test
     void factoriesRejectMissingCollaborators() {
-        assertThatThrownBy(() -> new RedisRateLimiterFactory(null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new InMemoryRateLimiterFactory(null, 10)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new InMemoryRateLimiterFactory(new VirtualClock(), 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisRateLimiterFactory.builder(null).build()).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InMemoryRateLimiterFactory.builder().clock(null).maxKeys(10).build()).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InMemoryRateLimiterFactory.builder().clock(new VirtualClock()).maxKeys(0).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RateLimiterRegistry(null)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -67,10 +67,11 @@ public class LimiterRedisBenchmark {
         else {
             StringRedisTemplate template = redis.template();
             resources.add(((LettuceConnectionFactory) template.getConnectionFactory())::destroy);
-            RedisRateLimiterFactory factory = new RedisRateLimiterFactory(template);
+            RedisRateLimiterFactory.Builder builder = RedisRateLimiterFactory.builder(template);
             if (denyCache) {
-                factory = factory.withLocalDenyCache(DENY_CACHE_KEYS);
+                builder.localDenyCache(DENY_CACHE_KEYS);
             }
+            RedisRateLimiterFactory factory = builder.build();
             factory.warmUp();
             resources.add(factory::close);
             RateLimiter limiter = factory.create(workload.limiterName(), workload.config(algorithm));

@@ -66,7 +66,7 @@ final class RedisCeiling {
     ScriptCall scriptCall(Algorithm algorithm, Workload workload) {
         StringRedisTemplate template = redis.template();
         try {
-            RateLimiter limiter = new RedisRateLimiterFactory(template).create(workload.limiterName(), workload.config(algorithm));
+            RateLimiter limiter = RedisRateLimiterFactory.builder(template).build().create(workload.limiterName(), workload.config(algorithm));
             // redis-benchmark puts a number from 0 to 99,999 (-r) in place of __rand_int__.
             String key = (workload == Workload.UNIFORM_KEYS) ? "user-__rand_int__" : workload.nextKey();
             return ScriptCall.of(limiter, key);

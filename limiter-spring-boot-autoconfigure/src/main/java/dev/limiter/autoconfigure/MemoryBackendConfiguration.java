@@ -23,15 +23,16 @@ class MemoryBackendConfiguration {
             throw new LimiterConfigurationException("limiter.backend", "redis", "No RedisConnectionFactory is configured",
                     "Add spring-boot-starter-data-redis and set spring.data.redis.host/port, or set limiter.backend=auto or memory");
         }
-        return inMemory(properties, clock.getIfAvailable()).withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()));
+        return inMemory(properties, clock.getIfAvailable()).listener(CompositeDecisionListener.of(listeners.orderedStream().toList())).build();
     }
 
-    static InMemoryRateLimiterFactory inMemory(LimiterProperties properties, LimiterClock clock) {
+    /** The in-memory limiters as configured, for the memory backend or the local failure policy. */
+    static InMemoryRateLimiterFactory.Builder inMemory(LimiterProperties properties, LimiterClock clock) {
         long maxKeys = properties.getMemory().getMaxKeys();
         if (maxKeys < 1) {
             throw new LimiterConfigurationException("limiter.memory.max-keys", maxKeys, "At least one key must fit in memory",
                     "Set limiter.memory.max-keys to a positive number, such as 100000");
         }
-        return new InMemoryRateLimiterFactory((clock != null) ? clock : LimiterClock.system(), maxKeys);
+        return InMemoryRateLimiterFactory.builder().clock((clock != null) ? clock : LimiterClock.system()).maxKeys(maxKeys);
     }
 }

@@ -3,7 +3,6 @@ package dev.limiter.autoconfigure;
 import java.time.Duration;
 
 import dev.limiter.DecisionListener;
-import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RedisRateLimiterFactory;
@@ -50,9 +49,9 @@ class RedisBackendConfiguration {
                     "At least one instance shares each limit",
                     "Set the number of instances of the application, such as 3, or remove it to count them by heartbeat");
         }
-        RedisRateLimiterFactory factory;
+        RedisRateLimiterFactory.Builder builder = RedisRateLimiterFactory.builder(connection.template());
         try {
-            factory = new RedisRateLimiterFactory(connection.template()).withKeyPrefix(properties.getKeyPrefix());
+            builder.keyPrefix(properties.getKeyPrefix());
         }
         catch (IllegalArgumentException ex) {
             throw new LimiterConfigurationException("limiter.key-prefix", properties.getKeyPrefix(), ex.getMessage(),
@@ -60,30 +59,32 @@ class RedisBackendConfiguration {
         }
         LimiterClock explicitClock = clock.getIfAvailable();
         if (explicitClock != null) {
-            factory = factory.withClock(explicitClock);
+            builder.clock(explicitClock);
         }
         if (connection.reactiveTemplate() != null) {
             // Methods returning Mono, Flux or CompletionStage are then decided without blocking a thread.
-            factory = factory.withReactiveRedis(connection.reactiveTemplate());
+            builder.reactiveRedis(connection.reactiveTemplate());
         }
         // After a cluster master dies, each failed probe makes the client look for the promoted replica.
-        factory = factory.withListener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
-            .withProbeInterval(redis.getProbeInterval())
-            .withOutageAfter(redis.getOutageAfter())
-            .withHeartbeatInterval(redis.getHeartbeatInterval())
-            .withRecoveryAction(connection::reloadClusterTopology);
-        InMemoryRateLimiterFactory local = MemoryBackendConfiguration.inMemory(properties, explicitClock);
-        factory = (redis.getExpectedInstances() != null)
-                ? factory.withFailurePolicy(properties.getOnRedisFailure(), local, redis.getExpectedInstances())
-                : factory.withFailurePolicy(properties.getOnRedisFailure(), local);
+        builder.listener(CompositeDecisionListener.of(listeners.orderedStream().toList()))
+            .probeInterval(redis.getProbeInterval())
+            .outageAfter(redis.getOutageAfter())
+            .heartbeatInterval(redis.getHeartbeatInterval())
+            .recoveryAction(connection::reloadClusterTopology)
+            .failurePolicy(properties.getOnRedisFailure())
+            .localLimiters(MemoryBackendConfiguration.inMemory(properties, explicitClock).build());
+        if (redis.getExpectedInstances() != null) {
+            builder.expectedInstances(redis.getExpectedInstances());
+        }
         LimiterProperties.LocalDenyCache denyCache = properties.getLocalDenyCache();
         if (denyCache.isEnabled()) {
             if (denyCache.getMaxKeys() < 1) {
                 throw new LimiterConfigurationException("limiter.local-deny-cache.max-keys", denyCache.getMaxKeys(),
                         "The local deny cache must hold at least one key", "Set it to a positive number, such as 10000");
             }
-            factory = factory.withLocalDenyCache(denyCache.getMaxKeys());
+            builder.localDenyCache(denyCache.getMaxKeys());
         }
+        RedisRateLimiterFactory factory = builder.build();
         // Connect and load the scripts at startup rather than in the first requests.
         factory.warmUp();
         return factory;

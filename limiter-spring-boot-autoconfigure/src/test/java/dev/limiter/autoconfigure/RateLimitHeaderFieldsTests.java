@@ -52,7 +52,7 @@ class RateLimitHeaderFieldsTests {
     }
 
     private static RateLimiter limiter(String name, Algorithm algorithm, LimitSpec... limits) {
-        return new InMemoryRateLimiterFactory(LimiterClock.system(), 10).create(name, RateLimiterConfig.of(algorithm, limits));
+        return InMemoryRateLimiterFactory.builder().clock(LimiterClock.system()).maxKeys(10).build().create(name, RateLimiterConfig.of(algorithm, limits));
     }
 
 }
