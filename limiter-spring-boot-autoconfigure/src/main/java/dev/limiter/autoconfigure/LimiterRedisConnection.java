@@ -1,6 +1,7 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -73,9 +74,18 @@ final class LimiterRedisConnection implements DisposableBean {
     private final ReactiveStringRedisTemplate reactiveTemplate;
 
     LimiterRedisConnection(RedisConnectionFactory application, Duration timeout, Duration connectTimeout) {
+        this(application, timeout, connectTimeout, List.of());
+    }
+
+    /**
+     * @param customizers applied to the limiters' client configuration, in order, after Limiter's own
+     *     settings; ignored when the application's connection is not Lettuce's
+     */
+    LimiterRedisConnection(RedisConnectionFactory application, Duration timeout, Duration connectTimeout,
+            List<LimiterRedisClientCustomizer> customizers) {
         if (application instanceof LettuceConnectionFactory lettuce) {
             this.timer = new HashedWheelTimer(new DefaultThreadFactory("limiter-redis-timer", true), TIMER_TICK_MILLIS, TimeUnit.MILLISECONDS);
-            this.own = new LettuceConnectionFactory(configuration(lettuce), client(lettuce, timeout, connectTimeout));
+            this.own = new LettuceConnectionFactory(configuration(lettuce), client(lettuce, timeout, connectTimeout, customizers));
             this.own.afterPropertiesSet();
             this.own.start();
             this.template = new StringRedisTemplate(this.own);
@@ -89,6 +99,11 @@ final class LimiterRedisConnection implements DisposableBean {
             this.template = new StringRedisTemplate(application);
             this.reactiveTemplate = null;
         }
+    }
+
+    /** The client configuration of the limiters' own connection; null when not Lettuce. */
+    LettuceClientConfiguration clientConfiguration() {
+        return (own != null) ? own.getClientConfiguration() : null;
     }
 
     StringRedisTemplate template() {
@@ -113,7 +128,8 @@ final class LimiterRedisConnection implements DisposableBean {
         return application.getStandaloneConfiguration();
     }
 
-    private LettuceClientConfiguration client(LettuceConnectionFactory application, Duration timeout, Duration connectTimeout) {
+    private LettuceClientConfiguration client(LettuceConnectionFactory application, Duration timeout, Duration connectTimeout,
+            List<LimiterRedisClientCustomizer> customizers) {
         LettuceClientConfiguration original = application.getClientConfiguration();
         LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
         if (original.isUseSsl()) {
@@ -145,11 +161,14 @@ final class LimiterRedisConnection implements DisposableBean {
             .socketOptions(socket)
             .timeoutOptions(commandTimeout)
             .build();
-        return builder.clientOptions(limiterOptions)
+        builder.clientOptions(limiterOptions)
             .commandTimeout(CommandTimeouts.longest(timeout, connectTimeout))
             .shutdownTimeout(original.getShutdownTimeout())
-            .shutdownQuietPeriod(original.getShutdownQuietPeriod())
-            .build();
+            .shutdownQuietPeriod(original.getShutdownQuietPeriod());
+        for (LimiterRedisClientCustomizer customizer : customizers) {
+            customizer.customize(builder);
+        }
+        return builder.build();
     }
 
     /**

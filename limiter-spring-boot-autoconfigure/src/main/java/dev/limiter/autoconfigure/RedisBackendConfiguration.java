@@ -26,11 +26,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 class RedisBackendConfiguration {
 
     @Bean
-    LimiterRedisConnection limiterRedisConnection(RedisConnectionFactory connectionFactory, LimiterProperties properties) {
+    LimiterRedisConnection limiterRedisConnection(RedisConnectionFactory connectionFactory, LimiterProperties properties,
+            ObjectProvider<LimiterRedisClientCustomizer> customizers) {
         LimiterProperties.Redis redis = properties.getRedis();
-        positive(redis.getTimeout(), "limiter.redis.timeout", "100ms");
+        positive(redis.getTimeout(), "limiter.redis.timeout", "500ms");
         positive(redis.getConnectTimeout(), "limiter.redis.connect-timeout", "1s");
-        return new LimiterRedisConnection(connectionFactory, redis.getTimeout(), redis.getConnectTimeout());
+        return new LimiterRedisConnection(connectionFactory, redis.getTimeout(), redis.getConnectTimeout(),
+                customizers.orderedStream().toList());
     }
 
     @Bean(destroyMethod = "close")

@@ -60,6 +60,21 @@ class RedisBackendTests {
     }
 
     @Test
+    void aClientCustomizerShapesTheLimitersOwnConnection() {
+        this.contextRunner.withBean("named", LimiterRedisClientCustomizer.class, () -> (builder) -> builder.clientName("limiters"))
+            .run((context) -> {
+                LimiterRedisConnection connection = context.getBean(LimiterRedisConnection.class);
+                assertThat(connection.clientConfiguration().getClientName()).hasValue("limiters");
+                // Limiter's own settings stay: decisions still time out as limiter.redis.timeout says.
+                assertThat(connection.clientConfiguration().getClientOptions()).hasValueSatisfying(
+                        (options) -> assertThat(options.getTimeoutOptions().isTimeoutCommands()).isTrue());
+                OrderService orders = context.getBean(OrderService.class);
+                orders.list("alice");
+                assertThat(context.getBean(RedisRateLimiterFactory.class).isRedisAvailable()).isTrue();
+            });
+    }
+
+    @Test
     void theInstanceCountCanBeConfiguredInstead() {
         this.contextRunner.withPropertyValues("limiter.redis.expected-instances=4").run((context) -> {
             RedisRateLimiterFactory factory = context.getBean(RedisRateLimiterFactory.class);
