@@ -1,5 +1,7 @@
 package dev.limiter;
 
+
+
 /**
  * The rate limiting algorithms (exact semantics in docs/algorithms.md). Each one is a Lua script run
  * atomically in Redis and an in-memory twin with identical arithmetic; adding an algorithm means
@@ -11,49 +13,43 @@ public enum Algorithm {
      * At most {@code limit} permits per window; windows are aligned to the epoch. Up to twice the
      * limit can pass around a window boundary.
      */
-    FIXED_WINDOW("fixed-window", "fw", false, new FixedWindow()),
+    FIXED_WINDOW("fixed-window", false),
 
     /**
      * Counters per sub-window; the limit holds over any window-long span to within one sub-window.
      */
-    SLIDING_WINDOW("sliding-window", "sw", false, new SlidingWindow()),
+    SLIDING_WINDOW("sliding-window", false),
 
     /**
      * A log of admitted permits; exact over every window-long span, memory growing with the limit.
      */
-    SLIDING_LOG("sliding-log", "sl", false, new SlidingLog()),
+    SLIDING_LOG("sliding-log", false),
 
     /**
      * A bucket of {@code burst} tokens refilled continuously at {@code limit/window}; a request takes
      * its permits from the bucket.
      */
-    TOKEN_BUCKET("token-bucket", "tb", true, new TokenBucket()),
+    TOKEN_BUCKET("token-bucket", true),
 
     /**
      * A bucket whose level drains at {@code limit/window}; a request is admitted while its permits
      * fit under {@code burst}.
      */
-    LEAKY_BUCKET("leaky-bucket", "lb", true, new LeakyBucket()),
+    LEAKY_BUCKET("leaky-bucket", true),
 
     /**
      * Generic cell rate algorithm: one timestamp per key, rate {@code limit/window}, burst
      * {@code burst}.
      */
-    GCRA("gcra", "gc", true, new Gcra());
+    GCRA("gcra", true);
 
     private final String configName;
 
-    private final String keySuffix;
-
     private final boolean bucket;
 
-    private final LocalAlgorithm<?> twin;
-
-    Algorithm(String configName, String keySuffix, boolean bucket, LocalAlgorithm<?> twin) {
+    Algorithm(String configName, boolean bucket) {
         this.configName = configName;
-        this.keySuffix = keySuffix;
         this.bucket = bucket;
-        this.twin = twin;
     }
 
     /** Name used in configuration, such as {@code token-bucket}. */
@@ -66,23 +62,8 @@ public enum Algorithm {
         return bucket;
     }
 
-    /** Short tag in this algorithm's Redis keys, so algorithms never read each other's state. */
-    String keySuffix() {
-        return keySuffix;
-    }
-
-    /** Classpath location of the Lua script. */
-    String scriptLocation() {
-        return "dev/limiter/" + configName + ".lua";
-    }
-
-    /** The in-memory twin of the script. */
-    LocalAlgorithm<?> twin() {
-        return twin;
-    }
-
     /** The most permits a request can ever obtain at once under {@code spec}. */
-    long capacity(LimitSpec spec) {
+    public long capacity(LimitSpec spec) {
         return bucket ? spec.burst() : spec.limit();
     }
 

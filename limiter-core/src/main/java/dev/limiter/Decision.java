@@ -54,7 +54,7 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
     }
 
     /** The same decision, made by {@code source}. */
-    Decision from(DecisionSource source) {
+    public Decision from(DecisionSource source) {
         return new Decision(allowed, limit, remaining, resetAfter, retryAfter, waitFor, violatedLimit, source);
     }
 
@@ -84,9 +84,10 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
     /**
      * Builds a decision from the reply every script and twin gives (see docs/algorithms.md):
      * allowed, reported limit (1-based), remaining, reset-after, retry-after (-1: never), violated
-     * limit (1-based, 0: none), wait; times in microseconds.
+     * limit (1-based, 0: none), wait; times in microseconds. For backends: applications get decisions from a
+     * {@link RateLimiter}.
      */
-    static Decision of(RateLimiterConfig config, long allowed, long reported, long remaining, long resetAfter, long retryAfter,
+    public static Decision of(RateLimiterConfig config, long allowed, long reported, long remaining, long resetAfter, long retryAfter,
             long violated, long waitFor, DecisionSource source) {
         return new Decision(allowed == 1, config.capacity((int) reported - 1), Math.max(0, remaining),
                 RateLimiterConfig.micros(Math.max(0, resetAfter)), retryAfter < 0 ? NEVER : RateLimiterConfig.micros(retryAfter),

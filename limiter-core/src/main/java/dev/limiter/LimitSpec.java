@@ -56,7 +56,7 @@ public record LimitSpec(long limit, Duration window, long burst) {
     }
 
     /** The window in whole microseconds, the unit every script and twin computes in. */
-    long windowMicros() {
+    public long windowMicros() {
         return window.getSeconds() * 1_000_000L + window.getNano() / 1_000L;
     }
 

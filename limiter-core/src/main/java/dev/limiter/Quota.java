@@ -19,8 +19,8 @@ public record Quota(long limit, long remaining, Duration resetAfter, DecisionSou
         }
     }
 
-    /** The quota a decision that took nothing reports. */
-    static Quota of(Decision decision) {
+    /** The quota a decision that took nothing reports. For backends. */
+    public static Quota of(Decision decision) {
         return new Quota(decision.limit(), decision.remaining(), decision.resetAfter(), decision.source());
     }
 }

@@ -114,7 +114,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
      * burst divided (rounded down). A limit that no longer binds (a shorter window allowing at least
      * as much as a longer one) is dropped, which changes no decision.
      */
-    RateLimiterConfig shareOf(int instances) {
+    public RateLimiterConfig shareOf(int instances) {
         if (instances <= 1) {
             return this;
         }
@@ -146,7 +146,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         if (limit.limit() >= instances) {
             return new LimitSpec(limit.limit() / instances, limit.window(), burst);
         }
-        long windows = Exact.ceilDiv(instances, limit.limit());
+        long windows = -Math.floorDiv(-instances, limit.limit());
         long micros = Math.min(LimitSpec.MAX_WINDOW.toNanos() / 1_000 / Math.max(1, burst), limit.windowMicros() * windows);
         if (algorithm == Algorithm.SLIDING_WINDOW) {
             micros -= micros % subWindows;
@@ -155,12 +155,12 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
     }
 
     /** Max-wait in whole microseconds, as the scripts take it. */
-    long maxWaitMicros() {
+    public long maxWaitMicros() {
         return maxWait.getSeconds() * 1_000_000L + maxWait.getNano() / 1_000L;
     }
 
     /** The most permits limit {@code index} can ever grant one request. */
-    long capacity(int index) {
+    public long capacity(int index) {
         return algorithm.capacity(limits.get(index));
     }
 

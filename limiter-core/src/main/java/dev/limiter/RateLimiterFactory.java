@@ -1,8 +1,10 @@
 package dev.limiter;
 
+import java.util.regex.Pattern;
+
 /**
- * Creates limiters on one backend: {@link RedisRateLimiterFactory} shares state across instances
- * through Redis, {@link InMemoryRateLimiterFactory} keeps it in this process.
+ * Creates limiters on one backend: {@code RedisRateLimiterFactory} (module limiter-redis) shares state across instances
+ * through Redis, {@code InMemoryRateLimiterFactory} keeps it in this process.
  */
 @FunctionalInterface
 public interface RateLimiterFactory {
@@ -18,5 +20,29 @@ public interface RateLimiterFactory {
     /** Creates a limiter with a single limit. */
     default RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
         return create(name, RateLimiterConfig.of(algorithm, spec));
+    }
+
+    /**
+     * Checks a limiter name, which every backend puts into its keys: 1 to 100 letters, digits, '.', '-' or
+     * '_', starting with a letter or digit.
+     *
+     * @return the name
+     * @throws IllegalArgumentException naming the bad name and what a name may hold
+     */
+    static String checkName(String name) {
+        if (name == null || !Names.NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("Invalid limiter name '" + name + "': use 1 to 100 letters, digits, '.', '-' or '_', "
+                    + "starting with a letter or digit");
+        }
+        return name;
+    }
+
+    /** Holder of the name pattern, so that it is compiled once and stays out of the interface's API. */
+    final class Names {
+
+        private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+
+        private Names() {
+        }
     }
 }

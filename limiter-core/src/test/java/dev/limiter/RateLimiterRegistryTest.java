@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+
 import org.junit.jupiter.api.Test;
 
 /** One limiter per name: registering twice must not create a second, unshared limit. */
@@ -17,7 +19,7 @@ class RateLimiterRegistryTest {
 
     final RateLimiterRegistry registry = new RateLimiterRegistry((name, config) -> {
         created.incrementAndGet();
-        return InMemoryRateLimiterFactory.builder().clock(new VirtualClock()).maxKeys(100).build().create(name, config);
+        return InMemoryRateLimiterFactory.builder().clock(() -> 1_700_000_000_000_000L).maxKeys(100).build().create(name, config);
     });
 
     @Test

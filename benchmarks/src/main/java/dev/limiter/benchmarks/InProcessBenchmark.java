@@ -3,11 +3,11 @@ package dev.limiter.benchmarks;
 import java.time.Duration;
 
 import dev.limiter.Algorithm;
-import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.RateLimiter;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;

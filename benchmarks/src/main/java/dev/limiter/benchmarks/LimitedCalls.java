@@ -1,6 +1,7 @@
 package dev.limiter.benchmarks;
 
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
+
 
 /** The annotated methods the benchmarks call; their limits come from configuration, as in an application. */
 public class LimitedCalls {

@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Algorithm;
 import dev.limiter.RateLimiter;
-import dev.limiter.RedisRateLimiterFactory;
-import dev.limiter.ScriptCall;
+import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.redis.ScriptCall;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
-
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.model.Model;
+import dev.limiter.algorithm.Model;
+
+import org.junit.jupiter.api.Test;
 
 /** The harness itself: it finds a planted bug, shrinks it to the few requests that show it, and reports them. */
 class AgreementTest {

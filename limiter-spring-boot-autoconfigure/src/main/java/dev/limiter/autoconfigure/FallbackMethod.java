@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;

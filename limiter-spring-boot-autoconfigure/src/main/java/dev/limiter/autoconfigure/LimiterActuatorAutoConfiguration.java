@@ -1,7 +1,7 @@
 package dev.limiter.autoconfigure;
 
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.RedisRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

@@ -12,10 +12,10 @@ import java.util.function.Predicate;
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
-import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.boot.convert.DurationStyle;
 

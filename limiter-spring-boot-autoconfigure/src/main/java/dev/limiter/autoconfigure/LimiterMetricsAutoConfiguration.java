@@ -1,11 +1,11 @@
 package dev.limiter.autoconfigure;
 
-import dev.limiter.RedisRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
+
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.observation.ObservationRegistry;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

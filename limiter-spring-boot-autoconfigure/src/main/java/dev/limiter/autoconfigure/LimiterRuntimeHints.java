@@ -2,7 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.lang.reflect.Method;
 
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.aot.generate.GenerationContext;
 import org.springframework.aot.hint.ExecutableMode;
@@ -25,7 +25,7 @@ final class LimiterRuntimeHints implements RuntimeHintsRegistrar, BeanRegistrati
 
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
-        hints.resources().registerPattern("dev/limiter/*.lua").registerPattern("dev/limiter/**/*.lua");
+        hints.resources().registerPattern("dev/limiter/algorithm/*.lua").registerPattern("dev/limiter/redis/*.lua");
     }
 
     @Override

@@ -11,7 +11,7 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.RedisRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;

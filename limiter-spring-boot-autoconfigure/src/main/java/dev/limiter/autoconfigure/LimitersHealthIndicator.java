@@ -2,7 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.util.Locale;
 
-import dev.limiter.RedisRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

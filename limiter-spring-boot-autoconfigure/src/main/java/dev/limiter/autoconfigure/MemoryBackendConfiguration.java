@@ -1,10 +1,10 @@
 package dev.limiter.autoconfigure;
 
 import dev.limiter.DecisionListener;
-import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.autoconfigure.LimiterProperties.Backend;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
-import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;

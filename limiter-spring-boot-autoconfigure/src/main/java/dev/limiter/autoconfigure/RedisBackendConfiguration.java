@@ -5,7 +5,7 @@ import java.time.Duration;
 import dev.limiter.DecisionListener;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
-import dev.limiter.RedisRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

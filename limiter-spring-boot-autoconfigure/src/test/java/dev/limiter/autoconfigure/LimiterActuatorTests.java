@@ -1,16 +1,20 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
 import dev.limiter.Algorithm;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
 import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -20,9 +24,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** The {@code limiters} actuator endpoint and health indicator, on real Redis. */
 class LimiterActuatorTests {

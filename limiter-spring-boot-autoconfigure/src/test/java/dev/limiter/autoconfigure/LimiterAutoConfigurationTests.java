@@ -1,18 +1,20 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Algorithm;
-import dev.limiter.InMemoryRateLimiterFactory;
 import dev.limiter.LimitSpec;
-import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.RedisRateLimiterFactory;
-import org.junit.jupiter.api.Test;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.RateLimited;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -21,8 +23,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Tests of {@link LimiterAutoConfiguration}: which backend is chosen, and when the user's beans or settings win. */
 class LimiterAutoConfigurationTests {

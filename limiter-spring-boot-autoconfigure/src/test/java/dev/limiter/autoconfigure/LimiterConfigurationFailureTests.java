@@ -1,9 +1,11 @@
 package dev.limiter.autoconfigure;
 
-import dev.limiter.Algorithm;
-import dev.limiter.RateLimited;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.limiter.Algorithm;
+import dev.limiter.spring.RateLimited;
+
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -12,8 +14,6 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests that a limiter configuration which cannot work stops startup with a

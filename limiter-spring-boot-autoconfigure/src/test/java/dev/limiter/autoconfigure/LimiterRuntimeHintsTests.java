@@ -1,18 +1,18 @@
 package dev.limiter.autoconfigure;
 
-import dev.limiter.RateLimited;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.limiter.spring.RateLimited;
+
+import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.beans.factory.aot.AotServices;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RegisteredBean;
 import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.aot.hint.RuntimeHintsRegistrar;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** A native image finds the Lua scripts and can call limited methods and their fallbacks. */
 class LimiterRuntimeHintsTests {
@@ -21,8 +21,8 @@ class LimiterRuntimeHintsTests {
     void everyScriptIsARegisteredResource() {
         RuntimeHints hints = new RuntimeHints();
         new LimiterRuntimeHints().registerHints(hints, getClass().getClassLoader());
-        for (String script : new String[] { "dev/limiter/token-bucket.lua", "dev/limiter/lib.lua", "dev/limiter/probe.lua",
-                "dev/limiter/instances.lua" }) {
+        for (String script : new String[] { "dev/limiter/algorithm/token-bucket.lua", "dev/limiter/algorithm/lib.lua", "dev/limiter/redis/probe.lua",
+                "dev/limiter/redis/instances.lua" }) {
             assertThat(RuntimeHintsPredicates.resource().forResource(script)).as(script).accepts(hints);
         }
     }

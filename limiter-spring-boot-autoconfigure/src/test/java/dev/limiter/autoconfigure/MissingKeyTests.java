@@ -1,16 +1,17 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrderService;
 import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrdersConfiguration;
 import dev.limiter.autoconfigure.RateLimitInterceptionTests.User;
-import org.junit.jupiter.api.Test;
+import dev.limiter.test.VirtualClock;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Tests of {@code limiter.on-missing-key}: a key expression that yields null or empty text. */
 class MissingKeyTests {

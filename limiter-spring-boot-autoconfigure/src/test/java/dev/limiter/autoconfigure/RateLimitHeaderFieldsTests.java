@@ -1,17 +1,18 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
-import dev.limiter.InMemoryRateLimiterFactory;
-import dev.limiter.LimiterClock;
 import dev.limiter.LimitSpec;
+import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import org.junit.jupiter.api.Test;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** Tests of the values of the RateLimit header fields, independent of any web stack. */
 class RateLimitHeaderFieldsTests {

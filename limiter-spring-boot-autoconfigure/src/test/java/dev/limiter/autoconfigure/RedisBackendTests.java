@@ -1,12 +1,16 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
 import java.time.Duration;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RedisRateLimiterFactory;
-import dev.limiter.RateLimited;
-import org.junit.jupiter.api.Test;
+import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.RateLimited;
+import dev.limiter.test.VirtualClock;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -14,9 +18,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Tests of {@code @RateLimited} methods on the Redis backend, against the real test Redis. */
 class RedisBackendTests {

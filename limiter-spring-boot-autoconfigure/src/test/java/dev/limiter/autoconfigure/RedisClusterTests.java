@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -10,25 +12,24 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.RedisRateLimiterFactory;
 import dev.limiter.autoconfigure.RedisOutageTests.Load;
 import dev.limiter.autoconfigure.RedisOutageTests.Service;
 import dev.limiter.autoconfigure.RedisOutageTests.ServiceConfiguration;
 import dev.limiter.autoconfigure.RedisSwitches.Switch;
+import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.test.TestRedisCluster;
+import dev.limiter.test.VirtualClock;
+
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every algorithm on a real Redis Cluster of three masters with replicas, through the

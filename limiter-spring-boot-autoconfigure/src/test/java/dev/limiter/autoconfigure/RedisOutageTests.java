@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,23 +17,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
-import dev.limiter.RedisRateLimiterFactory;
+import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.RateLimited;
 import dev.limiter.test.TestRedis;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real {@code redis-server} killed and restarted under concurrent load, through the

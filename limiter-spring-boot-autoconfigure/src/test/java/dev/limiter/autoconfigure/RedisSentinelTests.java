@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;
@@ -11,24 +13,23 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.RedisRateLimiterFactory;
 import dev.limiter.autoconfigure.RedisOutageTests.Load;
 import dev.limiter.autoconfigure.RedisOutageTests.Service;
 import dev.limiter.autoconfigure.RedisOutageTests.ServiceConfiguration;
+import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.test.TestRedisSentinel;
+import dev.limiter.test.VirtualClock;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The auto-configured stack on a master watched by three sentinels ({@code spring.data.redis.sentinel.*}):

@@ -23,7 +23,7 @@ final class RedisSwitches implements AutoCloseable {
 
     }
 
-    private static final String AVAILABILITY_LOGGER = "dev.limiter.RedisAvailability";
+    private static final String AVAILABILITY_LOGGER = "dev.limiter.redis.RedisAvailability";
 
     private final List<Switch> switches = new CopyOnWriteArrayList<>();
 

@@ -1,5 +1,9 @@
 package dev.limiter.autoconfigure;
 
+import static dev.limiter.autoconfigure.LimiterConfigurationFailureTests.failsWith;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -7,19 +11,16 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
-import org.junit.jupiter.api.Test;
+import dev.limiter.spring.RateLimited;
+import dev.limiter.test.VirtualClock;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import static dev.limiter.autoconfigure.LimiterConfigurationFailureTests.failsWith;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Tests of several limits per limiter, sub-windows and max-wait, from properties and from the annotation. */
 class SeveralLimitsTests {

@@ -1,27 +1,28 @@
 package dev.limiter.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.RateLimited;
+import dev.limiter.test.VirtualClock;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.limiter.Decision;
-import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
-import dev.limiter.RateLimiterRegistry;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Tests of shadow mode: decisions are made and permits taken, but rejected calls proceed. */
 class ShadowModeTests {

@@ -2,7 +2,7 @@ package dev.limiter.sample;
 
 import java.util.Map;
 
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.PostMapping;

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;

@@ -2,7 +2,7 @@ package dev.limiter.sample;
 
 import java.util.List;
 
-import dev.limiter.RateLimited;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;

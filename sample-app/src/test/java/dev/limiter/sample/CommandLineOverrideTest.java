@@ -1,17 +1,18 @@
 package dev.limiter.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 
-import org.junit.jupiter.api.Test;
+import dev.limiter.test.VirtualClock;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The orders limit retuned on the command line, as the README shows, without recompiling. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

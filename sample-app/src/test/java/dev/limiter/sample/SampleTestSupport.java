@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.util.UUID;
 
 import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
 
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -47,7 +48,7 @@ final class SampleTestSupport {
 
         @Bean
         VirtualClock limiterClock() {
-            return new VirtualClock();
+            return new VirtualClock(1_800_001_234_567_890L);
         }
     }
 }

@@ -13,8 +13,8 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
-import dev.limiter.RateLimited;
 import dev.limiter.RateLimiter;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;

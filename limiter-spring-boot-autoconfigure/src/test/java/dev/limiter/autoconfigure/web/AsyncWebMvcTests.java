@@ -1,16 +1,17 @@
 package dev.limiter.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
-import dev.limiter.RateLimited;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.VirtualClock;
+import dev.limiter.spring.RateLimited;
 import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import reactor.core.publisher.Mono;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -24,8 +25,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import reactor.core.publisher.Mono;
 
 /**
  * Spring MVC endpoints returning a {@code Mono} or a {@code CompletableFuture}, decided on another

@@ -1,13 +1,15 @@
 package dev.limiter.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimited;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.VirtualClock;
-import org.junit.jupiter.api.Test;
+import dev.limiter.spring.RateLimited;
+import dev.limiter.test.VirtualClock;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -28,8 +30,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Tests that a rejected call to a Spring MVC controller becomes a 429 problem detail with Retry-After. */
 class RateLimitExceededHandlerTests {

@@ -1,14 +1,16 @@
 package dev.limiter.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.regex.Pattern;
 
 import dev.limiter.Algorithm;
-import dev.limiter.RateLimited;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.VirtualClock;
-import org.junit.jupiter.api.Test;
+import dev.limiter.spring.RateLimited;
+import dev.limiter.test.VirtualClock;
 
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -24,8 +26,6 @@ import org.springframework.test.web.servlet.assertj.MvcTestResult;
 import org.springframework.util.function.ThrowingConsumer;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Tests of the IETF RateLimit-Policy and RateLimit header fields on Spring MVC responses. */
 class RateLimitHeaderFieldsWebMvcTests {

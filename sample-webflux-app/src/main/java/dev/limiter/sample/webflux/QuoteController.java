@@ -1,14 +1,14 @@
 package dev.limiter.sample.webflux;
 
-import dev.limiter.RateLimited;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
+import dev.limiter.spring.RateLimited;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The quotes API. Each user, identified by the {@code X-User-Id} header, gets the limits of the

@@ -3,9 +3,10 @@ package dev.limiter.sample.webflux;
 import java.util.UUID;
 
 import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -97,7 +98,7 @@ class QuotesRateLimitTest {
 
         @Bean
         VirtualClock limiterClock() {
-            return new VirtualClock();
+            return new VirtualClock(1_800_001_230_000_000L);
         }
     }
 }

@@ -1,0 +1,51 @@
+package dev.limiter.algorithm;
+
+import java.util.List;
+
+import dev.limiter.Decision;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiterConfig;
+
+/** In-memory twin of {@code fixed-window.lua}; see docs/algorithms.md. */
+final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
+
+    static final FixedWindow INSTANCE = new FixedWindow();
+
+    /** Per limit: the index of the window counted and the permits taken in it. */
+    record State(long[] index, long[] used) {
+    }
+
+    @Override
+    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long[] index = new long[n];
+        long[] used = new long[n];
+        long[] windowEnd = new long[n];
+        long[] retry = new long[n];
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            index[i] = Exact.floorDiv(now, l.windowMicros());
+            used[i] = 0;
+            // A clock that went back stands still in the newer window it counted: nothing is forgotten.
+            if (state != null && state.index()[i] >= index[i]) {
+                index[i] = state.index()[i];
+                used[i] = state.used()[i];
+            }
+            windowEnd[i] = (index[i] + 1) * l.windowMicros() - now;
+            retry[i] = (used[i] + permits <= l.limit()) ? 0 : windowEnd[i];
+        }
+        Verdict verdict = Verdict.decide(config, permits, retry);
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        for (int i = 0; i < n; i++) {
+            if (verdict.allowed) {
+                used[i] += permits;
+            }
+            remaining[i] = limits.get(i).limit() - used[i];
+            reset[i] = (used[i] > 0) ? windowEnd[i] : 0;
+        }
+        Decision decision = verdict.decision(config, remaining, reset);
+        return verdict.allowed ? new Step<>(decision, new State(index, used), true, Verdict.ttl(reset)) : Step.unchanged(decision);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.limiter.algorithm;
+
+import java.util.List;
+
+import dev.limiter.Decision;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiterConfig;
+
+/** In-memory twin of {@code gcra.lua}; see docs/algorithms.md. */
+final class Gcra implements LocalAlgorithm<Gcra.State> {
+
+    static final Gcra INSTANCE = new Gcra();
+
+    /**
+     * Per limit: the whole microseconds {@code a} of the theoretical arrival time and its fraction
+     * {@code f} over the limit, so tau = a + f/L; {@code last}: the latest time of a change, so that a
+     * clock going backwards stands still.
+     */
+    record State(long[] a, long[] f, long last) {
+    }
+
+    /** tau + k * T, as whole microseconds and a fraction over L. */
+    static Exact.QR addCells(long k, long a, long f, LimitSpec l) {
+        Exact.QR cells = Exact.mulDivMod(k, l.windowMicros(), l.limit());
+        Exact.QR carry = Exact.divmod(f + cells.r(), l.limit());
+        return new Exact.QR(a + cells.q() + carry.q(), carry.r());
+    }
+
+    @Override
+    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long at = Math.max(now, (state != null) ? state.last() : now);
+        long[] a = new long[n];
+        long[] f = new long[n];
+        long[] retry = new long[n];
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            if (state == null || state.a()[i] < at) {
+                // tau <= at: max(tau, at) = at.
+                a[i] = at;
+                f[i] = 0;
+            }
+            else {
+                a[i] = state.a()[i];
+                f[i] = state.f()[i];
+            }
+            // A cost above the burst is never admitted (decide says so); its retry is not needed.
+            if (permits <= l.burst()) {
+                // ceil(tau' - at - B*T), tau' = max(tau, at) + c*T: 0 or less when the cells fit the tolerance.
+                Exact.QR next = addCells(permits, a[i], f[i], l);
+                Exact.QR tolerance = Exact.mulDivMod(l.burst(), l.windowMicros(), l.limit());
+                retry[i] = Math.max(0, next.q() - at - tolerance.q() + Exact.ceilDiv(next.r() - tolerance.r(), l.limit()));
+            }
+        }
+        Verdict verdict = Verdict.decide(config, permits, retry);
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            if (verdict.allowed) {
+                Exact.QR next = addCells(permits, a[i], f[i], l);
+                a[i] = next.q();
+                f[i] = next.r();
+            }
+            // floor(B - (tau - at) / T) = B - ceil(((a - at) * L + f) / W); below 0 while callers wait.
+            Exact.QR used = Exact.mulDivMod(l.limit(), a[i] - at, l.windowMicros());
+            remaining[i] = l.burst() - used.q() - Exact.ceilDiv(used.r() + f[i], l.windowMicros());
+            reset[i] = a[i] - at + Exact.ceilDiv(f[i], l.limit());
+        }
+        Decision decision = verdict.decision(config, remaining, reset);
+        if (!verdict.allowed) {
+            return Step.unchanged(decision);
+        }
+        return new Step<>(decision, new State(a, f, at), true, Verdict.ttl(reset));
+    }
+}

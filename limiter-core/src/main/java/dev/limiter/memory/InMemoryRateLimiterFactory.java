@@ -1,0 +1,88 @@
+package dev.limiter.memory;
+
+import dev.limiter.DecisionListener;
+import dev.limiter.LimiterClock;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.RateLimiterFactory;
+
+
+/** Creates limiters that keep their state in this process, bounded to a number of keys per limiter. */
+public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
+
+    /** Keys each limiter holds by default before evicting the least recently used. */
+    public static final long DEFAULT_MAX_KEYS = 100_000;
+
+    private final LimiterClock clock;
+
+    private final long maxKeys;
+
+    private final DecisionListener listener;
+
+    /** System clock, {@value #DEFAULT_MAX_KEYS} keys per limiter, no listener. */
+    public InMemoryRateLimiterFactory() {
+        this(builder());
+    }
+
+    private InMemoryRateLimiterFactory(Builder builder) {
+        this.clock = builder.clock;
+        this.maxKeys = builder.maxKeys;
+        this.listener = builder.listener;
+    }
+
+    /** A builder of in-memory limiters. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Configures an {@link InMemoryRateLimiterFactory}; each setter checks its value at once. */
+    public static final class Builder {
+
+        private LimiterClock clock = LimiterClock.system();
+
+        private long maxKeys = DEFAULT_MAX_KEYS;
+
+        private DecisionListener listener = DecisionListener.NONE;
+
+        private Builder() {
+        }
+
+        /** Time source; tests pass a virtual clock. Default: the system clock. */
+        public Builder clock(LimiterClock clock) {
+            if (clock == null) {
+                throw new IllegalArgumentException("clock must not be null");
+            }
+            this.clock = clock;
+            return this;
+        }
+
+        /** Keys each limiter holds at most; beyond that the least recently used are forgotten. Default {@value InMemoryRateLimiterFactory#DEFAULT_MAX_KEYS}. */
+        public Builder maxKeys(long maxKeys) {
+            if (maxKeys < 1) {
+                throw new IllegalArgumentException("maxKeys must be at least 1 but was " + maxKeys);
+            }
+            this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /** Tells {@code listener} of every decision the limiters make. */
+        public Builder listener(DecisionListener listener) {
+            this.listener = (listener != null) ? listener : DecisionListener.NONE;
+            return this;
+        }
+
+        public InMemoryRateLimiterFactory build() {
+            return new InMemoryRateLimiterFactory(this);
+        }
+    }
+
+    /** Keys each limiter holds at most. */
+    public long maxKeys() {
+        return maxKeys;
+    }
+
+    @Override
+    public RateLimiter create(String name, RateLimiterConfig config) {
+        return new InMemoryRateLimiter<>(name, config, clock, maxKeys, listener);
+    }
+}

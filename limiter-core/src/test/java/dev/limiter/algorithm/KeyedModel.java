@@ -1,0 +1,66 @@
+package dev.limiter.algorithm;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.limiter.Decision;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiterConfig;
+
+/**
+ * A model with one state per key: an idle key has none, and every request reads the limits at its
+ * time, decides by {@link DecisionRule}, and applies an admitted request to the state. Like the Redis
+ * key (whose TTL the spec sets to reset-after on every write), a key's state is forgotten once the
+ * reset-after of its last admitted request has passed; going forward in time that changes nothing.
+ *
+ * @param <S> state of one key (mutable; null when the key was never admitted anything)
+ */
+abstract class KeyedModel<S> implements Model {
+
+    final RateLimiterConfig config;
+
+    private final long maxWaitMicros;
+
+    private final Map<String, S> states = new HashMap<>();
+
+    /** When each key's state expires: the time of its last admitted request plus that reset-after. */
+    private final Map<String, Long> expiresAt = new HashMap<>();
+
+    KeyedModel(RateLimiterConfig config) {
+        this.config = config;
+        this.maxWaitMicros = DecisionRule.micros(config.maxWait());
+    }
+
+    @Override
+    public final Decision tryAcquire(String key, long permits, long nowMicros) {
+        if (key == null || permits < 1) {
+            throw new IllegalArgumentException("key must not be null and permits at least 1");
+        }
+        if (expiresAt.containsKey(key) && nowMicros >= expiresAt.get(key)) {
+            states.remove(key);
+            expiresAt.remove(key);
+        }
+        S state = states.get(key);
+        List<LimitView> before = read(state, nowMicros);
+        Admission admission = DecisionRule.admit(before, permits, maxWaitMicros);
+        if (!admission.allowed()) {
+            return DecisionRule.decide(config, admission, before);
+        }
+        S after = take(state, nowMicros, permits);
+        states.put(key, after);
+        Decision decision = DecisionRule.decide(config, admission, read(after, nowMicros));
+        expiresAt.put(key, nowMicros + DecisionRule.micros(decision.resetAfter()));
+        return decision;
+    }
+
+    /** The limits as they stand at {@code now} for a key in {@code state} (null: idle). */
+    abstract List<LimitView> read(S state, long now);
+
+    /** The state after {@code permits} are taken at {@code now} from {@code state} (null: idle). */
+    abstract S take(S state, long now, long permits);
+
+    static long windowMicros(LimitSpec limit) {
+        return DecisionRule.micros(limit.window());
+    }
+}

@@ -1,0 +1,27 @@
+package dev.limiter.algorithm;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimiterConfig;
+
+/**
+ * A reference model of one algorithm, written from docs/algorithms.md alone: plain Java, exact
+ * arithmetic, state per key, nothing shared with the Lua scripts or the in-memory twins. Tests hold
+ * both backends to it. Not thread-safe; time is passed with every request.
+ */
+public interface Model {
+
+    /** Decides a request for {@code permits} permits of {@code key} at {@code nowMicros}, as the spec says. */
+    Decision tryAcquire(String key, long permits, long nowMicros);
+
+    /** A fresh model (every key idle) of {@code config}'s algorithm, limits and options. */
+    static Model of(RateLimiterConfig config) {
+        return switch (config.algorithm()) {
+            case FIXED_WINDOW -> new FixedWindowModel(config);
+            case SLIDING_WINDOW -> new SlidingWindowModel(config);
+            case SLIDING_LOG -> new SlidingLogModel(config);
+            case TOKEN_BUCKET -> new TokenBucketModel(config);
+            case LEAKY_BUCKET -> new LeakyBucketModel(config);
+            case GCRA -> new GcraModel(config);
+        };
+    }
+}

@@ -1,0 +1,80 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Runs the limiters' scripts through Spring Data Redis, blocking: one EVALSHA per call, falling back
+ * to EVAL within the same call when Redis answers NOSCRIPT; nothing else is ever retried, so a script
+ * that timed out, and may have been applied, is never sent again.
+ * <p>
+ * On a {@link RedisTemplate} or {@link StringRedisTemplate} as Spring Data Redis ships them, the
+ * script goes to the template's connection as it is, its key and arguments encoded once as UTF-8:
+ * {@code RedisTemplate.execute(RedisScript, ...)} wraps the connection in a new JDK proxy on every
+ * call, which cost about 15% of what a decision allocated and 1-2 µs of CPU per decision at 64
+ * threads (BENCHMARKS.md). Any other {@link RedisOperations}, subclasses of the templates included
+ * (they may override {@code execute}), gets each script through {@code execute(RedisScript, ...)}.
+ */
+final class BlockingScripts {
+
+    private final RedisOperations<String, String> redis;
+
+    /** The template whose connection runs the scripts directly; null to go through {@code execute(RedisScript, ...)}. */
+    private final RedisTemplate<?, ?> direct;
+
+    BlockingScripts(RedisOperations<String, String> redis) {
+        this.redis = redis;
+        this.direct = (redis.getClass() == StringRedisTemplate.class || redis.getClass() == RedisTemplate.class)
+                ? (RedisTemplate<?, ?>) redis : null;
+    }
+
+    /** Runs {@code script} on {@code key}; throws what Redis or the connection throws. */
+    List<?> execute(LuaScript script, String key, Object[] args) {
+        if (direct == null) {
+            return redis.execute(script, List.of(key), args);
+        }
+        byte[][] keysAndArgs = new byte[1 + args.length][];
+        keysAndArgs[0] = key.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < args.length; i++) {
+            keysAndArgs[i + 1] = ((String) args[i]).getBytes(StandardCharsets.UTF_8);
+        }
+        // Exposed: the template hands over its connection as it is, without a proxy around it.
+        return direct.execute((RedisCallback<List<?>>) connection -> run(connection, script, keysAndArgs), true);
+    }
+
+    private static List<?> run(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+        try {
+            return connection.scriptingCommands().evalSha(script.sha1Bytes(), ReturnType.MULTI, 1, keysAndArgs);
+        }
+        catch (RuntimeException ex) {
+            if (!isNoScript(ex)) {
+                throw ex;
+            }
+            // Redis lost the script (restart, SCRIPT FLUSH, failover): send it with the call, and it is cached again.
+            return connection.scriptingCommands().eval(script.sourceBytes(), ReturnType.MULTI, 1, keysAndArgs);
+        }
+    }
+
+    /** Whether Redis answered NOSCRIPT, somewhere in the cause chain of {@code failure}. */
+    static boolean isNoScript(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = cause.getMessage();
+            if (message != null && message.contains("NOSCRIPT")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "BlockingScripts[" + redis + ((direct != null) ? ", direct]" : "]");
+    }
+}

@@ -1,0 +1,214 @@
+package dev.limiter.redis;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.function.IntSupplier;
+
+import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
+import dev.limiter.FailurePolicy;
+import dev.limiter.LimitSpec;
+import dev.limiter.LimiterClock;
+import dev.limiter.Quota;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+/**
+ * What {@link FailurePolicy#LOCAL} decides while Redis cannot answer: for each key, this instance's
+ * share of what Redis last said of it, not a fresh limit. Every Redis answer is remembered (its
+ * remaining permits and when they are whole again); a call Redis does not answer may take at most
+ * remaining / instances of them until then, refilled at rate / instances for bucket algorithms, and
+ * each limit divided among the instances applies too (an in-memory twin on the shares). Instances
+ * are those counted alive by the heartbeat, so together they admit no more than Redis would have.
+ *
+ * <p>A call that timed out may have been applied in Redis; it is charged against the share all the
+ * same, so the error is a permit too few, never one too many. With several limits, Redis reports the
+ * one with the fewest permits left; the others start whole, divided among the instances.
+ */
+final class LocalShares {
+
+    private final RateLimiterConfig config;
+
+    private final InMemoryRateLimiterFactory local;
+
+    private final String name;
+
+    private final LimiterClock clock;
+
+    private final IntSupplier instances;
+
+    private final Cache<String, Entry> entries;
+
+    /** The in-memory limiter on each limit's share, for the instance count it was made for. */
+    private volatile Shares shares;
+
+    private record Shares(int instances, InMemoryRateLimiter<?> limiter) {
+    }
+
+    /** What Redis said of a key: the reported limit (0-based), its remaining permits, and times in clock micros. */
+    private record Observation(int limit, long remaining, long observedAt, long wholeAt) {
+    }
+
+    /** A key: Redis' last word on it, and the allowance this instance drew from that word. */
+    private static final class Entry {
+
+        volatile Observation last;
+
+        /** Guarded by this entry. */
+        Allowance allowance;
+    }
+
+    LocalShares(String name, RateLimiterConfig config, InMemoryRateLimiterFactory local, LimiterClock clock, IntSupplier instances,
+            long maxKeys) {
+        this.name = name;
+        this.config = config;
+        this.local = local;
+        this.clock = clock;
+        this.instances = instances;
+        this.entries = Caffeine.newBuilder().maximumSize(maxKeys).build();
+    }
+
+    /** Remembers Redis' answer for {@code key}; on every Redis decision, so lock-free. */
+    void observe(String key, int reportedLimit, long remaining, long resetAfterMicros) {
+        Entry entry = entries.getIfPresent(key);
+        if (entry == null) {
+            entry = entries.get(key, (k) -> new Entry());
+        }
+        long now = clock.nowMicros();
+        entry.last = new Observation(reportedLimit, remaining, now, now + wholeAfter(reportedLimit, resetAfterMicros));
+    }
+
+    /**
+     * Time until the reported limit is whole again: the reply's reset-after is that of every limit, and
+     * no limit takes longer than its own window (or, for a bucket, its refill from empty) to be whole.
+     */
+    private long wholeAfter(int limit, long resetAfterMicros) {
+        LimitSpec spec = config.limits().get(limit);
+        long own = config.algorithm().isBucket() ? (long) Math.ceil((double) spec.burst() * spec.windowMicros() / spec.limit())
+                : spec.windowMicros();
+        return Math.min(resetAfterMicros, own);
+    }
+
+    /** Decides a call Redis did not answer, from this instance's share. */
+    Decision decide(String key, long permits) {
+        Shares current = shares();
+        Entry entry = entries.get(key, (k) -> new Entry());
+        synchronized (entry) {
+            long now = clock.nowMicros();
+            Observation basis = entry.last;
+            if (entry.allowance == null || entry.allowance.basis != basis || entry.allowance.instances != current.instances()) {
+                // Redis said something new since, or the instances changed: start again from its word.
+                current.limiter().forget(key);
+                entry.allowance = new Allowance(basis, current.instances(), now);
+            }
+            return entry.allowance.decide(now, permits, current.limiter(), key).from(DecisionSource.LOCAL_FALLBACK);
+        }
+    }
+
+    /** The quota of {@code key} by this instance's share, for reading while Redis fails. */
+    Quota quota(String key) {
+        Quota quota = shares().limiter().quota(key);
+        return new Quota(quota.limit(), quota.remaining(), quota.resetAfter(), DecisionSource.LOCAL_FALLBACK);
+    }
+
+    private Shares shares() {
+        int count = Math.max(1, instances.getAsInt());
+        Shares current = shares;
+        if (current == null || current.instances() != count) {
+            synchronized (this) {
+                current = shares;
+                if (current == null || current.instances() != count) {
+                    current = new Shares(count, (InMemoryRateLimiter<?>) local.create(name, config.shareOf(count)));
+                    shares = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    /** Number of keys remembered, for tests. */
+    long keyCount() {
+        entries.cleanUp();
+        return entries.estimatedSize();
+    }
+
+    /**
+     * The permits of the reported limit this instance may still take until that limit is whole again:
+     * remaining / instances when Redis answered, refilled at rate / instances for bucket algorithms.
+     * In doubles: a fallback's share needs no exact arithmetic, and a burst times a window in
+     * microseconds can exceed a long.
+     */
+    private final class Allowance {
+
+        final Observation basis;
+
+        final int instances;
+
+        /** Permits of the whole limit, as if all instances drew on them like this one. */
+        private double permits;
+
+        private long at;
+
+        Allowance(Observation basis, int instances, long now) {
+            this.basis = basis;
+            this.instances = instances;
+            if (basis != null) {
+                this.permits = basis.remaining();
+                this.at = basis.observedAt();
+                refill(now);
+            }
+        }
+
+        /** Whether Redis' word still binds: before the reported limit is whole again. */
+        private boolean binds(long now) {
+            return basis != null && now < basis.wholeAt();
+        }
+
+        private void refill(long now) {
+            if (config.algorithm().isBucket() && now > at) {
+                LimitSpec spec = config.limits().get(basis.limit());
+                permits = Math.min(config.capacity(basis.limit()), permits + (double) (now - at) * spec.limit() / spec.windowMicros());
+            }
+            at = Math.max(at, now);
+        }
+
+        /** This instance's whole permits; a hair of tolerance for what doubles lose. */
+        private long permitsLeft() {
+            return (long) Math.floor(permits / instances + 1e-9);
+        }
+
+        Decision decide(long now, long asked, InMemoryRateLimiter<?> shareLimiter, String key) {
+            if (binds(now)) {
+                refill(now);
+                if (permitsLeft() < asked) {
+                    return rejected(now, asked);
+                }
+            }
+            Decision decision = shareLimiter.tryAcquire(key, asked);
+            if (decision.allowed() && binds(now)) {
+                permits -= (double) asked * instances;
+                long left = permitsLeft();
+                if (left < decision.remaining()) {
+                    decision = new Decision(true, decision.limit(), left, decision.resetAfter(), Duration.ZERO, decision.waitFor(), null);
+                }
+            }
+            return decision;
+        }
+
+        private Decision rejected(long now, long asked) {
+            LimitSpec spec = config.limits().get(basis.limit());
+            long untilWhole = basis.wholeAt() - now;
+            long retry = untilWhole;
+            if (config.algorithm().isBucket()) {
+                double missing = (double) asked * instances - permits;
+                retry = Math.min(untilWhole, (long) Math.ceil(missing * spec.windowMicros() / spec.limit()));
+            }
+            return new Decision(false, config.capacity(basis.limit()), permitsLeft(), Duration.of(untilWhole, ChronoUnit.MICROS),
+                    Duration.of(Math.max(1, retry), ChronoUnit.MICROS), Duration.ZERO, spec);
+        }
+    }
+}

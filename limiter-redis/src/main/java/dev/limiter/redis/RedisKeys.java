@@ -1,0 +1,130 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
+import dev.limiter.Algorithm;
+
+/**
+ * Builds Redis keys of the form {@code <prefix>:{<limiter name>:<user key>}:<algorithm>}. The braces
+ * make everything one decision touches share a hash tag (Redis Cluster); user keys are escaped so
+ * that no text can close the tag early or collide with another key.
+ */
+final class RedisKeys {
+
+    /** Limiter names: what a YAML map key and a Redis key both take without quoting. */
+
+    /** Escaped user keys longer than this many UTF-8 bytes are replaced by a digest, so keys stay bounded. */
+    static final int MAX_KEY_BYTES = 128;
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private RedisKeys() {
+    }
+
+    static String checkPrefix(String prefix) {
+        if (prefix == null || prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("Invalid key prefix '" + prefix + "': it must be non-empty and contain no '{' or '}'");
+        }
+        return prefix;
+    }
+
+    /** Start of every key of one limiter, up to where the user key goes. */
+    static String head(String prefix, String name) {
+        return prefix + ":{" + name + ":";
+    }
+
+    /** End of every key of one algorithm, after the user key: a short tag, so algorithms never read each other's state. */
+    static String tail(Algorithm algorithm) {
+        return "}:" + switch (algorithm) {
+            case FIXED_WINDOW -> "fw";
+            case SLIDING_WINDOW -> "sw";
+            case SLIDING_LOG -> "sl";
+            case TOKEN_BUCKET -> "tb";
+            case LEAKY_BUCKET -> "lb";
+            case GCRA -> "gc";
+        };
+    }
+
+    /**
+     * Escapes a user key injectively: '%', '{' and '}' become %25, %7B and %7D, and an unpaired
+     * surrogate (which UTF-8 cannot carry) becomes %uXXXX. A longer result is replaced by
+     * {@code %H} and a SHA-256 digest; '%' followed by 'H' never appears in an escaped key.
+     */
+    static String escape(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (key.length() <= MAX_KEY_BYTES && isPlain(key) && utf8Length(key) <= MAX_KEY_BYTES) {
+            return key;
+        }
+        StringBuilder out = new StringBuilder(key.length() + 16);
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '%') {
+                out.append("%25");
+            }
+            else if (c == '{') {
+                out.append("%7B");
+            }
+            else if (c == '}') {
+                out.append("%7D");
+            }
+            else if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                out.append(c).append(key.charAt(++i));
+            }
+            else if (Character.isSurrogate(c)) {
+                out.append("%u").append(HEX[(c >> 12) & 15]).append(HEX[(c >> 8) & 15]).append(HEX[(c >> 4) & 15]).append(HEX[c & 15]);
+            }
+            else {
+                out.append(c);
+            }
+        }
+        String escaped = out.toString();
+        return (escaped.length() <= MAX_KEY_BYTES && utf8Length(escaped) <= MAX_KEY_BYTES) ? escaped : digest(escaped);
+    }
+
+    /** UTF-8 length of a string without unpaired surrogates. */
+    private static int utf8Length(String text) {
+        int bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            }
+            else if (c < 0x800) {
+                bytes += 2;
+            }
+            else if (Character.isHighSurrogate(c)) {
+                bytes += 4;
+                i++;
+            }
+            else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
+    private static boolean isPlain(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == '%' || c == '{' || c == '}' || Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String digest(String escaped) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(escaped.getBytes(StandardCharsets.UTF_8));
+            return "%H" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+}

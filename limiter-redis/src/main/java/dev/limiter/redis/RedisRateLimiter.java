@@ -1,0 +1,304 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.DecisionListener;
+import dev.limiter.DecisionSource;
+import dev.limiter.FailurePolicy;
+import dev.limiter.LimitSpec;
+import dev.limiter.LimiterClock;
+import dev.limiter.Quota;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.RateLimiterFactory;
+
+import org.springframework.data.redis.core.RedisOperations;
+
+/**
+ * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
+ * While Redis fails, its failure policy decides, so an outage never reaches the caller. Given
+ * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking.
+ */
+final class RedisRateLimiter implements RateLimiter {
+
+    private final String name;
+
+    private final RateLimiterConfig config;
+
+    private final BlockingScripts redis;
+
+    /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+    private final ReactiveScripts reactive;
+
+    private final LuaScript script;
+
+    private final String keyHead;
+
+    private final String keyTail;
+
+    /** ARGV from index 2 on: permits (filled per call), max-wait, parameter, limits. */
+    private final String[] argsTemplate;
+
+    private final LimiterClock clock;
+
+    private final RedisAvailability availability;
+
+    private final FailurePolicy policy;
+
+    /** What {@link FailurePolicy#LOCAL} decides from; null for the other policies. */
+    private final LocalShares shares;
+
+    private final DecisionListener listener;
+
+    /** Rejections remembered until their retry-after; null when the factory has no deny cache. */
+    private final LocalDenyCache denyCache;
+
+    /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
+    private static final long DENIED_RETRY_MICROS = 1_000_000;
+
+    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, ReactiveScripts reactive,
+            String keyPrefix, LimiterClock clock, RedisAvailability availability, FailurePolicy policy, LocalShares shares,
+            DecisionListener listener, LocalDenyCache denyCache) {
+        this.name = RateLimiterFactory.checkName(name);
+        this.config = config;
+        this.redis = new BlockingScripts(redis);
+        this.reactive = reactive;
+        this.script = LuaScript.of(config.algorithm());
+        this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
+        this.argsTemplate = argsTemplate(config);
+        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + fingerprint(argsTemplate);
+        this.clock = clock;
+        this.availability = availability;
+        this.policy = policy;
+        this.shares = shares;
+        this.listener = listener;
+        this.denyCache = denyCache;
+    }
+
+    private static String[] argsTemplate(RateLimiterConfig config) {
+        List<LimitSpec> limits = config.limits();
+        String[] args = new String[4 + 3 * limits.size()];
+        args[2] = Long.toString(config.maxWaitMicros());
+        args[3] = (config.algorithm() == Algorithm.SLIDING_WINDOW) ? Integer.toString(config.subWindows()) : "";
+        for (int i = 0; i < limits.size(); i++) {
+            LimitSpec limit = limits.get(i);
+            args[4 + 3 * i] = Long.toString(limit.limit());
+            args[5 + 3 * i] = Long.toString(limit.windowMicros());
+            args[6 + 3 * i] = Long.toString(limit.burst());
+        }
+        return args;
+    }
+
+    /**
+     * Short digest of the configuration, part of every key: after a change of limits the old state
+     * is simply not read again (and expires), so it can never enforce the old limits.
+     */
+    private static String fingerprint(String[] argsTemplate) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join(",", argsTemplate).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 4);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public RateLimiterConfig config() {
+        return config;
+    }
+
+    /** The Redis key holding the state of {@code key}. */
+    String redisKey(String key) {
+        return keyHead + RedisKeys.escape(key) + keyTail;
+    }
+
+    @Override
+    public Decision tryAcquire(String key, long permits) {
+        checkPermits(permits);
+        String redisKey = redisKey(key);
+        Decision remembered = remembered(redisKey, permits);
+        if (remembered != null) {
+            return remembered;
+        }
+        if (!availability.available()) {
+            return withoutRedis(redisKey, key, permits);
+        }
+        Object[] args = args(permits);
+        List<?> reply;
+        long start = System.nanoTime();
+        try {
+            reply = redis.execute(script, redisKey, args);
+        }
+        catch (RuntimeException ex) {
+            // A timed-out script may have been applied: it is never sent again, the policy decides
+            // this call, and the availability judges whether Redis is out or this call alone failed.
+            availability.failed(redisKey, ex);
+            return withoutRedis(redisKey, key, permits);
+        }
+        availability.succeeded();
+        return fromRedis(redisKey, key, permits, reply, System.nanoTime() - start);
+    }
+
+    /**
+     * The same decision as {@link #tryAcquire(String, long)}, through the reactive API: the calling
+     * thread only sends the script, and the stage completes on the thread that reads the reply. A
+     * failing or slow Redis completes it with the failure policy's decision, never exceptionally.
+     */
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+        if (reactive == null) {
+            return CompletableFuture.completedFuture(tryAcquire(key, permits));
+        }
+        checkPermits(permits);
+        String redisKey = redisKey(key);
+        Decision remembered = remembered(redisKey, permits);
+        if (remembered != null) {
+            return CompletableFuture.completedFuture(remembered);
+        }
+        if (!availability.available()) {
+            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits));
+        }
+        Object[] args = args(permits);
+        long start = System.nanoTime();
+        CompletableFuture<List<?>> reply;
+        try {
+            reply = reactive.execute(script, redisKey, Arrays.asList(args));
+        }
+        catch (RuntimeException ex) {
+            availability.failed(redisKey, ex);
+            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits));
+        }
+        return reply.handle((answer, failure) -> {
+            if (failure != null) {
+                // As for the blocking call: never sent again, the policy decides.
+                availability.failed(redisKey, runtime(failure));
+                return withoutRedis(redisKey, key, permits);
+            }
+            availability.succeeded();
+            return fromRedis(redisKey, key, permits, answer, System.nanoTime() - start);
+        });
+    }
+
+    /** The rejection the local deny cache remembers for this request, told to the listener; null when Redis must decide. */
+    private Decision remembered(String redisKey, long permits) {
+        if (denyCache == null) {
+            return null;
+        }
+        Decision remembered = denyCache.rejection(redisKey, permits);
+        if (remembered != null) {
+            listener.onDecision(this, remembered, -1);
+        }
+        return remembered;
+    }
+
+    /**
+     * The decision in a script's reply: remembered if it rejects (deny cache), its quota remembered
+     * for the local failure policy, told to the listener.
+     */
+    private Decision fromRedis(String redisKey, String key, long permits, List<?> reply, long redisNanos) {
+        Decision decision = decision(reply);
+        if (shares != null) {
+            shares.observe(key, (int) number(reply, 1) - 1, decision.remaining(), number(reply, 3));
+        }
+        if (denyCache != null) {
+            denyCache.remember(redisKey, permits, decision);
+        }
+        listener.onDecision(this, decision, redisNanos);
+        return decision;
+    }
+
+    private static RuntimeException runtime(Throwable failure) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
+    }
+
+    /** The script's arguments for a request of {@code permits}. */
+    private Object[] args(long permits) {
+        Object[] args = argsTemplate.clone();
+        // Empty time: the script reads Redis TIME, so application clocks never matter.
+        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
+        args[1] = Long.toString(permits);
+        return args;
+    }
+
+    @Override
+    public Quota quota(String key) {
+        if (availability.available()) {
+            String redisKey = redisKey(key);
+            try {
+                // No permits: the script decides nothing and writes nothing; its reply is the quota.
+                return Quota.of(decision(redis.execute(script, redisKey, args(0))));
+            }
+            catch (RuntimeException ex) {
+                availability.failed(redisKey, ex);
+            }
+        }
+        long capacity = config.capacity(0);
+        return switch (policy) {
+            case LOCAL -> shares.quota(key);
+            case ALLOW -> new Quota(capacity, capacity, Duration.ZERO, DecisionSource.FAILURE_POLICY);
+            case DENY -> new Quota(capacity, 0, Duration.ZERO, DecisionSource.FAILURE_POLICY);
+        };
+    }
+
+    /**
+     * The decision of the failure policy, while Redis fails. A claim this caller may hold on a remembered
+     * rejection of the key gets no answer from Redis, so the others stop waiting for one.
+     */
+    private Decision withoutRedis(String redisKey, String key, long permits) {
+        if (denyCache != null) {
+            denyCache.settle(redisKey);
+        }
+        long capacity = config.capacity(0);
+        Decision decision = switch (policy) {
+            case LOCAL -> shares.decide(key, permits);
+            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
+            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, DecisionSource.FAILURE_POLICY);
+        };
+        listener.onDecision(this, decision, -1);
+        return decision;
+    }
+
+    /** The failure policy this limiter follows while Redis fails. */
+    FailurePolicy failurePolicy() {
+        return policy;
+    }
+
+    /** The decision of a script's reply (see lib.lua). */
+    private Decision decision(List<?> reply) {
+        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
+                number(reply, 6), DecisionSource.REDIS);
+    }
+
+    private static long number(List<?> reply, int index) {
+        return ((Number) reply.get(index)).longValue();
+    }
+
+    private static void checkPermits(long permits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1 but was " + permits);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisRateLimiter[" + name + ", " + config + "]";
+    }
+}

@@ -1,0 +1,372 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+import dev.limiter.Algorithm;
+import dev.limiter.DecisionListener;
+import dev.limiter.FailurePolicy;
+import dev.limiter.LimiterClock;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.RateLimiterFactory;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.core.ReactiveRedisOperations;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+
+/**
+ * Creates limiters whose state lives in Redis, shared by every instance of the application.
+ * Limiters of one factory share one view of Redis' availability: once there is evidence of an outage
+ * (a connection refused or lost, or calls failing for {@link #DEFAULT_OUTAGE_AFTER} with none
+ * succeeding) they follow their {@link FailurePolicy}, and resume when a background probe finds Redis
+ * answering; a single slow or failed call gets the policy's answer for itself alone. Each instance
+ * announces itself in Redis with a heartbeat, so that {@link FailurePolicy#LOCAL} divides each limit
+ * among the instances alive, from {@link #warmUp()} on. Built with {@link #builder}; call
+ * {@link #warmUp()} once, and {@link #close()} at shutdown.
+ */
+public final class RedisRateLimiterFactory implements RateLimiterFactory {
+
+    private static final Log logger = LogFactory.getLog(RedisRateLimiterFactory.class);
+
+    /** Key prefix used unless another is given. */
+    public static final String DEFAULT_KEY_PREFIX = "limiter";
+
+    /** How often a failed Redis is probed unless configured. */
+    public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
+
+    /** How long calls must keep failing, none succeeding, before Redis counts as out, unless configured. */
+    public static final Duration DEFAULT_OUTAGE_AFTER = Duration.ofSeconds(1);
+
+    /** How often each instance announces itself in Redis unless configured. */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+
+    /** Start-up attempts to load the scripts before Redis counts as out. */
+    static final int WARM_UP_ATTEMPTS = 3;
+
+    private final RedisOperations<String, String> redis;
+
+    /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+    private final ReactiveScripts reactive;
+
+    private final String keyPrefix;
+
+    /** Time passed to the scripts; null to use Redis TIME. */
+    private final LimiterClock clock;
+
+    private final FailurePolicy onFailure;
+
+    private final DecisionListener listener;
+
+    private final InMemoryRateLimiterFactory local;
+
+    private final RedisAvailability availability;
+
+    private final LocalDenyCache denyCache;
+
+    private final Background background = new Background();
+
+    private final InstanceRegistry instances;
+
+    private volatile boolean heartbeatStarted;
+
+    /**
+     * A builder of limiters on {@code redis}.
+     *
+     * @param redis operations with String keys and values, such as a {@code StringRedisTemplate};
+     *     give it a short command timeout, since a decision waits at most that long for Redis
+     */
+    public static Builder builder(RedisOperations<String, String> redis) {
+        return new Builder(redis);
+    }
+
+    private RedisRateLimiterFactory(Builder settings) {
+        this.redis = settings.redis;
+        this.reactive = settings.reactive;
+        this.keyPrefix = settings.keyPrefix;
+        this.clock = settings.clock;
+        this.onFailure = settings.onFailure;
+        this.listener = settings.listener;
+        this.local = (settings.local != null) ? settings.local
+                : InMemoryRateLimiterFactory.builder().clock((settings.clock != null) ? settings.clock : LimiterClock.system()).build();
+        this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.outageAfter, settings.recoveryAction,
+                background, settings.nanoTime);
+        this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
+                settings.expectedInstances);
+        this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
+    }
+
+    /**
+     * Configures a {@link RedisRateLimiterFactory}. Each setter checks its value at once, so a mistake
+     * is reported where it is made; {@link #build()} may be called once per factory wanted.
+     */
+    public static final class Builder {
+
+        private final RedisOperations<String, String> redis;
+
+        /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
+        private ReactiveScripts reactive;
+
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+        private LimiterClock clock;
+
+        private FailurePolicy onFailure = FailurePolicy.LOCAL;
+
+        private InMemoryRateLimiterFactory local;
+
+        /** Instances sharing each limit as configured; 0 to count them by heartbeat. */
+        private int expectedInstances;
+
+        private Duration probeInterval = DEFAULT_PROBE_INTERVAL;
+
+        private Duration outageAfter = DEFAULT_OUTAGE_AFTER;
+
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+
+        private LongSupplier nanoTime = System::nanoTime;
+
+        private Runnable recoveryAction;
+
+        private DecisionListener listener = DecisionListener.NONE;
+
+        /** Most keys the local deny cache holds; 0 when it is off. */
+        private int denyCacheKeys;
+
+        private Builder(RedisOperations<String, String> redis) {
+            if (redis == null) {
+                throw new IllegalArgumentException("redis must not be null");
+            }
+            this.redis = redis;
+        }
+
+        /** Keys start with {@code keyPrefix + ":"}; the prefix must not contain '{' or '}'. Default {@value RedisRateLimiterFactory#DEFAULT_KEY_PREFIX}. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedisKeys.checkPrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * Passes time from {@code clock} to the scripts instead of reading Redis TIME. Meant for tests
+         * that drive time; in production, Redis time keeps instances with skewed clocks in agreement.
+         */
+        public Builder clock(LimiterClock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * What limiters decide while Redis fails, unless their configuration says otherwise; default
+         * {@link FailurePolicy#LOCAL}, each limit divided among the instances counted alive.
+         */
+        public Builder failurePolicy(FailurePolicy policy) {
+            if (policy == null) {
+                throw new IllegalArgumentException("the failure policy must not be null");
+            }
+            this.onFailure = policy;
+            return this;
+        }
+
+        /** The in-memory limiters {@link FailurePolicy#LOCAL} decides with; by default a factory on the same clock. */
+        public Builder localLimiters(InMemoryRateLimiterFactory local) {
+            this.local = local;
+            return this;
+        }
+
+        /**
+         * Divides each limit by this many instances under {@link FailurePolicy#LOCAL}, instead of those
+         * counted by their heartbeats.
+         */
+        public Builder expectedInstances(int expectedInstances) {
+            if (expectedInstances < 1) {
+                throw new IllegalArgumentException("expected instances must be at least 1 but was " + expectedInstances);
+            }
+            this.expectedInstances = expectedInstances;
+            return this;
+        }
+
+        /** How often a failed Redis is probed to find out whether it answers again. */
+        public Builder probeInterval(Duration probeInterval) {
+            this.probeInterval = positive(probeInterval, "the probe interval");
+            return this;
+        }
+
+        /**
+         * How long calls must keep failing, none succeeding, before Redis counts as out (a refused or lost
+         * connection counts at once). Zero: every failed call means an outage.
+         */
+        public Builder outageAfter(Duration outageAfter) {
+            if (outageAfter == null || outageAfter.isNegative()) {
+                throw new IllegalArgumentException("outage-after must be zero or positive but was " + outageAfter);
+            }
+            this.outageAfter = outageAfter;
+            return this;
+        }
+
+        /** How often this instance announces itself in Redis; it counts as alive for three intervals after. */
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = positive(heartbeatInterval, "the heartbeat interval");
+            return this;
+        }
+
+        /** Reads elapsed time from {@code nanoTime}: for tests of outage detection. */
+        Builder nanoTime(LongSupplier nanoTime) {
+            this.nanoTime = nanoTime;
+            return this;
+        }
+
+        /**
+         * Runs {@code action} on the background thread after each probe that finds Redis still failing:
+         * for recovery the Redis client does not do by itself soon enough, such as reloading a Redis
+         * Cluster's topology so that calls reach a promoted replica as soon as it serves the slots of a
+         * dead master. It must return quickly; what it throws is ignored.
+         */
+        public Builder recoveryAction(Runnable action) {
+            this.recoveryAction = action;
+            return this;
+        }
+
+        /** Tells {@code listener} of every decision the limiters make, wherever it came from. */
+        public Builder listener(DecisionListener listener) {
+            this.listener = (listener != null) ? listener : DecisionListener.NONE;
+            return this;
+        }
+
+        /**
+         * A local deny cache: after Redis rejects a key, this instance rejects the same request for that
+         * key locally until the retry-after Redis gave, without calling Redis. A flood on a key over its
+         * limit then costs Redis about one call per retry-after period per instance. Requests for fewer
+         * permits than the remembered rejection still ask Redis.
+         *
+         * @param maxKeys most keys remembered at once (the least recently used are forgotten first)
+         */
+        public Builder localDenyCache(int maxKeys) {
+            if (maxKeys < 1) {
+                throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
+            }
+            this.denyCacheKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * Decides {@link RateLimiter#tryAcquireAsync asynchronous requests} by sending the script through
+         * the reactive API of the same Redis, so that no thread waits for it. Without it, asynchronous
+         * requests are decided by the blocking call.
+         *
+         * @param reactiveRedis reactive operations with String keys and values on the same Redis, such
+         *     as a {@code ReactiveStringRedisTemplate}; their connection should time commands out as
+         *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
+         */
+        public Builder reactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
+            if (reactiveRedis == null) {
+                throw new IllegalArgumentException("reactiveRedis must not be null");
+            }
+            this.reactive = new ReactiveScripts(reactiveRedis);
+            return this;
+        }
+
+        /** A factory with these settings; call {@link RedisRateLimiterFactory#warmUp()} on it once. */
+        public RedisRateLimiterFactory build() {
+            return new RedisRateLimiterFactory(this);
+        }
+
+        private static Duration positive(Duration duration, String what) {
+            if (duration == null || duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive but was " + duration);
+            }
+            return duration;
+        }
+    }
+
+    /** Whether the limiters of this factory use Redis now (false while they follow their failure policy). */
+    public boolean isRedisAvailable() {
+        return availability.available();
+    }
+
+    /**
+     * How many instances share each limit: as configured, or as counted alive by their heartbeats
+     * in Redis (the count last seen while Redis fails), at least this one. Instances announce
+     * themselves from {@link #warmUp()} on; before it, or without it, the count is 1.
+     */
+    public int instances() {
+        return instances.instances();
+    }
+
+    /** Whether {@link #instances()} is configured rather than counted. */
+    public boolean isInstanceCountConfigured() {
+        return instances.isConfigured();
+    }
+
+    /**
+     * Connects, loads every algorithm's script and starts announcing this instance (a heartbeat on a
+     * daemon thread, see {@link #instances()}), so that the first decisions pay for none of it. A start-up attempt that fails without evidence of an outage (a
+     * cold connection, a slow TLS handshake) is retried quietly; if Redis cannot be reached, limiters
+     * start on their failure policy and the probe takes over.
+     */
+    public void warmUp() {
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
+            try {
+                loadScripts();
+                if (reactive != null) {
+                    reactive.connect();
+                }
+                // The first heartbeat now, so that the count includes this instance from the start.
+                instances.beat();
+                startHeartbeat(instances.interval());
+                return;
+            }
+            catch (RuntimeException ex) {
+                last = ex;
+                String evidence = RedisAvailability.outageEvidence(ex);
+                if (evidence != null && attempt > 1) {
+                    break;
+                }
+                logger.debug("Rate limiters' start-up attempt " + attempt + " on Redis failed; trying again", ex);
+            }
+        }
+        String evidence = RedisAvailability.outageEvidence(last);
+        availability.unavailable(null, "at start-up, " + ((evidence != null) ? evidence : WARM_UP_ATTEMPTS + " attempts failed"), last);
+        startHeartbeat(Duration.ZERO);
+    }
+
+    private void loadScripts() {
+        redis.execute((RedisCallback<Void>) connection -> {
+            for (Algorithm algorithm : Algorithm.values()) {
+                connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+            }
+            return null;
+        });
+    }
+
+    /** Starts announcing this instance every interval, the first time after {@code first}; idempotent. */
+    private synchronized void startHeartbeat(Duration first) {
+        if (!heartbeatStarted) {
+            heartbeatStarted = true;
+            background.repeat(instances::beat, first, instances.interval());
+        }
+    }
+
+    /** Stops the background probe and heartbeat, and removes this instance from the count. */
+    public void close() {
+        background.close();
+        if (heartbeatStarted && availability.available()) {
+            instances.leave();
+        }
+    }
+
+    @Override
+    public RateLimiter create(String name, RateLimiterConfig config) {
+        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
+        LocalShares shares = (policy == FailurePolicy.LOCAL)
+                ? new LocalShares(name, config, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
+                        local.maxKeys())
+                : null;
+        return new RedisRateLimiter(name, config, redis, reactive, keyPrefix, clock, availability, policy, shares,
+                listener, denyCache);
+    }
+}

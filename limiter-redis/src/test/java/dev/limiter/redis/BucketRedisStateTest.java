@@ -1,0 +1,127 @@
+package dev.limiter.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.VirtualClock;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * What the bucket scripts leave in Redis: a small hash of whole numbers per key, with a TTL of
+ * exactly reset-after rounded up to the millisecond, and nothing at all for a rejected request.
+ */
+class BucketRedisStateTest {
+
+    /** Redis counts TTLs in real time: allow for the time between the script and the PTTL that reads it. */
+    static final long SLACK_MILLIS = 50;
+
+    final VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + 1_234_567);
+
+    final StringRedisTemplate redis = TestRedisSupport.shared();
+
+    final RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(redis).keyPrefix(TestRedisSupport.uniquePrefix())
+        .clock(clock).build();
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA" })
+    void theKeyLivesExactlyUntilEveryLimitIsWholeAgain(Algorithm algorithm) {
+        // One permit per 10/3 s: reset-after is a fraction of a millisecond above a whole one.
+        RedisRateLimiter limiter = limiter("ttl", RateLimiterConfig.of(algorithm, LimitSpec.of(3, Duration.ofSeconds(10))));
+        assertTtl(limiter, "k", limiter.tryAcquire("k"), 3_334);
+        assertTtl(limiter, "k", limiter.tryAcquire("k"), 6_667);
+        clock.advanceMicros(1_234_567);
+        Decision drained = limiter.tryAcquire("k");
+        // 2 - 1234567 * 3 / 10^7 + 1 = 2.6296299 permits: 8,765,433 us.
+        assertThat(drained.resetAfter()).isEqualTo(Duration.ofNanos(8_765_433_000L));
+        assertTtl(limiter, "k", drained, 8_766);
+
+        // Several limits: the one that takes longest to be whole again.
+        RedisRateLimiter several = limiter("several", RateLimiterConfig.of(algorithm, LimitSpec.of(3, Duration.ofSeconds(1)),
+                LimitSpec.of(10, Duration.ofMinutes(1))));
+        assertTtl(several, "k", several.tryAcquire("k", 2), 12_000);
+
+        // In debt: until the debt is paid back and the bucket is whole.
+        RedisRateLimiter waiting = limiter("waiting",
+                RateLimiterConfig.of(algorithm, LimitSpec.of(5, Duration.ofSeconds(10))).withMaxWait(Duration.ofSeconds(5)));
+        waiting.tryAcquire("k", 5);
+        Decision inDebt = waiting.tryAcquire("k", 2);
+        assertThat(inDebt.waitFor()).isEqualTo(Duration.ofSeconds(4));
+        assertTtl(waiting, "k", inDebt, 14_000);
+
+        // The slowest refill accepted: 360 days.
+        RedisRateLimiter monthly = limiter("monthly", RateLimiterConfig.of(algorithm, new LimitSpec(1, Duration.ofDays(30), 12)));
+        assertTtl(monthly, "k", monthly.tryAcquire("k", 12), Duration.ofDays(360).toMillis());
+
+        // A rate so high that one permit is back within a microsecond: at least 1 ms, never 0 (no expiry).
+        RedisRateLimiter fast = limiter("fast", RateLimiterConfig.of(algorithm, LimitSpec.of(LimitSpec.MAX_LIMIT, Duration.ofSeconds(1))));
+        Decision tiny = fast.tryAcquire("k");
+        assertThat(tiny.resetAfter()).isEqualTo(Duration.ofNanos(1_000));
+        long pttl = TestRedisSupport.pttl(redis, fast.redisKey("k"));
+        assertThat(pttl).as("PTTL after a 1 us reset-after").isIn(1L, 0L, -2L); // -2: already expired, as it should
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA" })
+    void aRejectedRequestWritesNothing(Algorithm algorithm) {
+        RedisRateLimiter limiter = limiter("rejected", RateLimiterConfig.of(algorithm, LimitSpec.of(5, Duration.ofMinutes(1))));
+        limiter.tryAcquire("k", 5);
+        Map<Object, Object> before = redis.opsForHash().entries(limiter.redisKey("k"));
+        long ttlBefore = TestRedisSupport.pttl(redis, limiter.redisKey("k"));
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(limiter.tryAcquire("k", 2).allowed()).isFalse();
+        assertThat(limiter.tryAcquire("k", 6).neverAllowed()).isTrue();
+        assertThat(redis.opsForHash().entries(limiter.redisKey("k"))).isEqualTo(before);
+        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("k"))).as("not renewed").isLessThanOrEqualTo(ttlBefore);
+
+        assertThat(limiter.tryAcquire("never-allowed", 6).neverAllowed()).isTrue();
+        assertThat(TestRedisSupport.exists(redis, limiter.redisKey("never-allowed"))).isFalse();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = { "LEAKY_BUCKET", "GCRA" })
+    void theStateIsOneTimeAndAWholeNumberWithAFractionPerLimit(Algorithm algorithm) {
+        RedisRateLimiter limiter = limiter("layout", RateLimiterConfig.of(algorithm, LimitSpec.of(3, Duration.ofSeconds(10)),
+                LimitSpec.of(7, Duration.ofMinutes(1))));
+        limiter.tryAcquire("k");
+        clock.advanceMicros(1_000_001);
+        limiter.tryAcquire("k");
+        Map<Object, Object> state = redis.opsForHash().entries(limiter.redisKey("k"));
+        String whole = (algorithm == Algorithm.GCRA) ? "a" : "v";
+        assertThat(state).containsOnlyKeys("t", whole + "1", "f1", whole + "2", "f2");
+        assertThat(state.get("t")).isEqualTo(Long.toString(clock.nowMicros()));
+        if (algorithm == Algorithm.LEAKY_BUCKET) {
+            // 1 - 1000001 * 3 / 10^7 + 1 = 1 + 6999997/10^7 permits; 1 - 1000001 * 7 / 6*10^7 + 1 = 1 + 52999993/6*10^7.
+            assertThat(state).containsEntry("v1", "1").containsEntry("f1", "6999997").containsEntry("v2", "1").containsEntry("f2", "52999993");
+        }
+        else {
+            // tau = t0 + 2 * 10^7 / 3 = t0 + 6666666 + 2/3 and t0 + 2 * 6*10^7 / 7 = t0 + 17142857 + 1/7.
+            long t0 = clock.nowMicros() - 1_000_001;
+            assertThat(state).containsEntry("a1", Long.toString(t0 + 6_666_666)).containsEntry("f1", "2")
+                .containsEntry("a2", Long.toString(t0 + 17_142_857)).containsEntry("f2", "1");
+        }
+    }
+
+    private RedisRateLimiter limiter(String name, RateLimiterConfig config) {
+        return (RedisRateLimiter) factory.create(name, config);
+    }
+
+    private void assertTtl(RedisRateLimiter limiter, String key, Decision decision, long expectedMillis) {
+        long resetMicros = decision.resetAfter().toNanos() / 1_000;
+        assertThat(ceilDiv(resetMicros, 1_000)).as("ceil(resetAfter) in ms").isEqualTo(expectedMillis);
+        assertThat(TestRedisSupport.pttl(redis, limiter.redisKey(key))).as("PTTL for resetAfter %s", decision.resetAfter())
+            .isBetween(expectedMillis - SLACK_MILLIS, expectedMillis);
+    }
+
+    private static long ceilDiv(long dividend, long divisor) {
+        return -Math.floorDiv(-dividend, divisor);
+    }
+}

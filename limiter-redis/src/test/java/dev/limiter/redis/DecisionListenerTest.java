@@ -1,0 +1,100 @@
+package dev.limiter.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.DecisionListener;
+import dev.limiter.DecisionSource;
+import dev.limiter.FailurePolicy;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
+import io.lettuce.core.ClientOptions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/** A decision listener hears every decision with what made it: Redis (and how long it took), memory, or a failure policy. */
+class DecisionListenerTest {
+
+    static final LimitSpec TWO_PER_MINUTE = LimitSpec.of(2, Duration.ofMinutes(1));
+
+    record Heard(String limiter, Decision decision, DecisionSource source, long redisNanos) {
+    }
+
+    final List<Heard> heard = new CopyOnWriteArrayList<>();
+
+    final DecisionListener listener = (limiter, decision, redisNanos) -> heard
+        .add(new Heard(limiter.name(), decision, decision.source(), redisNanos));
+
+    final VirtualClock clock = new VirtualClock();
+
+    @Test
+    void memoryDecisionsAreHeardAsMemory() {
+        RateLimiter limiter = InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(100).listener(listener).build()
+            .create("orders", Algorithm.FIXED_WINDOW, TWO_PER_MINUTE);
+        limiter.tryAcquire("k");
+        limiter.tryAcquire("k");
+        Decision rejected = limiter.tryAcquire("k");
+        assertThat(heard).extracting(Heard::source).containsOnly(DecisionSource.MEMORY);
+        assertThat(heard).extracting(Heard::redisNanos).containsOnly(-1L);
+        assertThat(heard.get(2).decision()).isEqualTo(rejected);
+        assertThat(heard.get(2).limiter()).isEqualTo("orders");
+    }
+
+    @Test
+    void redisDecisionsCarryTheRoundTripAndOutagesTheirPolicy() {
+        try (TestRedis redis = TestRedis.start()) {
+            Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may kill");
+            LettuceConnectionFactory connections = TestRedisSupport.connectionFactory(redis, LettuceClientConfiguration.builder()
+                .commandTimeout(Duration.ofMillis(500))
+                .clientOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build())
+                .build());
+            try {
+                RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.template(connections))
+                    .keyPrefix(TestRedisSupport.uniquePrefix())
+                    .clock(clock)
+                    .listener(listener).build();
+                RateLimiter local = factory.create("local", Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE);
+                RateLimiter open = factory.create("open", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE)
+                    .withOnRedisFailure(FailurePolicy.ALLOW));
+                local.tryAcquire("k");
+                assertThat(heard.get(0).source()).isEqualTo(DecisionSource.REDIS);
+                assertThat(heard.get(0).redisNanos()).isPositive().isLessThan(TimeUnit.SECONDS.toNanos(10));
+                redis.kill();
+                local.tryAcquire("k");
+                local.tryAcquire("k");
+                open.tryAcquire("k");
+                assertThat(heard.subList(1, 4)).extracting(Heard::source)
+                    .containsExactly(DecisionSource.LOCAL_FALLBACK, DecisionSource.LOCAL_FALLBACK, DecisionSource.FAILURE_POLICY);
+                assertThat(heard.subList(1, 4)).extracting(Heard::redisNanos).containsOnly(-1L);
+                factory.close();
+            }
+            finally {
+                connections.destroy();
+            }
+        }
+    }
+
+    @Test
+    void aDecisionSaysWhereItWasMadeButEqualsComparesWhatItDecides() {
+        Decision memory = new Decision(true, 2, 1, Duration.ofSeconds(30), Duration.ZERO);
+        Decision redis = new Decision(true, 2, 1, Duration.ofSeconds(30), Duration.ZERO, Duration.ZERO, null, DecisionSource.REDIS);
+        assertThat(memory.source()).isEqualTo(DecisionSource.MEMORY);
+        assertThat(redis.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(redis).isEqualTo(memory).hasSameHashCodeAs(memory);
+        assertThat(redis).isNotEqualTo(new Decision(true, 2, 0, Duration.ofSeconds(30), Duration.ZERO));
+        assertThat(redis.toString()).contains("source=REDIS");
+    }
+}

@@ -1,0 +1,95 @@
+package dev.limiter.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+
+import dev.limiter.test.VirtualClock;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** Instances count each other through heartbeats in Redis; a key of its own, with a TTL. Time is virtual. */
+class InstanceRegistryTest {
+
+    static final Duration INTERVAL = Duration.ofSeconds(5);
+
+    final StringRedisTemplate redis = TestRedisSupport.shared();
+
+    final String prefix = TestRedisSupport.uniquePrefix();
+
+    final VirtualClock clock = new VirtualClock();
+
+    InstanceRegistry registry() {
+        return new InstanceRegistry(redis, prefix, INTERVAL, clock, 0);
+    }
+
+    @Test
+    void instancesCountEachOther() {
+        InstanceRegistry a = registry();
+        InstanceRegistry b = registry();
+        InstanceRegistry c = registry();
+        a.beat();
+        assertThat(a.instances()).isEqualTo(1);
+        b.beat();
+        c.beat();
+        a.beat();
+        assertThat(a.instances()).isEqualTo(3);
+        assertThat(c.instances()).isEqualTo(3);
+        assertThat(a.isConfigured()).isFalse();
+    }
+
+    @Test
+    void anInstanceThatLeavesOrFallsSilentNoLongerCounts() {
+        InstanceRegistry a = registry();
+        InstanceRegistry b = registry();
+        InstanceRegistry c = registry();
+        a.beat();
+        b.beat();
+        c.beat();
+        c.leave();
+        a.beat();
+        assertThat(a.instances()).isEqualTo(2);
+        // b misses three heartbeats.
+        clock.advance(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).minusMillis(1));
+        a.beat();
+        assertThat(a.instances()).as("b still counts").isEqualTo(2);
+        clock.advance(Duration.ofMillis(1));
+        a.beat();
+        assertThat(a.instances()).isEqualTo(1);
+    }
+
+    @Test
+    void theCountLivesInOneKeyWithATtl() {
+        InstanceRegistry a = registry();
+        a.beat();
+        assertThat(TestRedisSupport.keysUnder(redis, prefix)).containsExactly(prefix + ":{instances}");
+        // Redis' own clock runs the TTL: no longer than three intervals.
+        assertThat(TestRedisSupport.pttl(redis, a.key())).isPositive()
+            .isLessThanOrEqualTo(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).toMillis());
+        a.leave();
+        assertThat(TestRedisSupport.exists(redis, a.key())).as("the last one out removes the key").isFalse();
+    }
+
+    @Test
+    void aConfiguredCountWins() {
+        InstanceRegistry a = new InstanceRegistry(redis, prefix, INTERVAL, clock, 7);
+        a.beat();
+        assertThat(a.instances()).isEqualTo(7);
+        assertThat(a.counted()).isEqualTo(1);
+        assertThat(a.isConfigured()).isTrue();
+    }
+
+    @Test
+    void aFailedHeartbeatKeepsTheLastCount() {
+        InstanceRegistry a = registry();
+        InstanceRegistry b = registry();
+        a.beat();
+        b.beat();
+        a.beat();
+        InstanceRegistry broken = new InstanceRegistry(new StringRedisTemplate(), prefix, INTERVAL, clock, 0);
+        assertThat(broken.beat()).as("keeps beating").isTrue();
+        assertThat(broken.instances()).isEqualTo(1);
+        assertThat(a.instances()).isEqualTo(2);
+    }
+}

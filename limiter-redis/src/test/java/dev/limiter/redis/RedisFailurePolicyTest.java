@@ -1,0 +1,267 @@
+package dev.limiter.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
+import dev.limiter.FailurePolicy;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * A Redis outage never reaches callers: the failure policy decides at once (local, allow or deny),
+ * and decisions come from Redis again soon after it answers.
+ */
+@Timeout(60)
+class RedisFailurePolicyTest {
+
+    static final LimitSpec FIVE_PER_10S = LimitSpec.of(5, Duration.ofSeconds(10));
+
+    TestRedis redis;
+
+    ClientResources resources;
+
+    LettuceConnectionFactory connections;
+
+    StringRedisTemplate template;
+
+    final VirtualClock clock = new VirtualClock();
+
+    final String prefix = TestRedisSupport.uniquePrefix();
+
+    @BeforeEach
+    void startPrivateRedis() {
+        redis = TestRedis.start();
+        // A Redis given by URL cannot be killed; this test needs one it owns.
+        Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may kill");
+        // Short timeouts and reconnect delay keep the outage and the recovery quick; rejecting
+        // commands while disconnected makes each failing call fail at once instead of waiting.
+        resources = DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
+        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+            .commandTimeout(Duration.ofMillis(500))
+            .shutdownTimeout(Duration.ZERO)
+            .clientOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build())
+            .clientResources(resources)
+            .build();
+        connections = TestRedisSupport.connectionFactory(redis, client);
+        template = TestRedisSupport.template(connections);
+    }
+
+    @AfterEach
+    void stopPrivateRedis() {
+        if (connections != null) {
+            connections.destroy();
+        }
+        if (resources != null) {
+            resources.shutdown(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    RedisRateLimiterFactory factory(FailurePolicy policy, int expectedInstances) {
+        return builder(policy, expectedInstances).build();
+    }
+
+    RedisRateLimiterFactory.Builder builder(FailurePolicy policy, int expectedInstances) {
+        return RedisRateLimiterFactory.builder(template)
+            .keyPrefix(prefix)
+            .clock(clock)
+            .failurePolicy(policy)
+            .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build())
+            .expectedInstances(expectedInstances);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void localDecidesInMemoryWhileRedisIsDownAndRedisDecidesOnceItAnswers(Algorithm algorithm) throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1);
+        RedisRateLimiter limiter = (RedisRateLimiter) factory.create("orders", algorithm, FIVE_PER_10S);
+        String redisKey = limiter.redisKey("k");
+
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        assertThat(TestRedisSupport.exists(template, redisKey)).as("decided by Redis").isTrue();
+
+        redis.kill();
+        // The in-memory twin continues from what Redis last said: 4 left, not a fresh 5.
+        for (int i = 0; i < 4; i++) {
+            Decision d = limiter.tryAcquire("k");
+            assertThat(d.allowed()).as("call %d during the outage", i + 1).isTrue();
+            assertThat(d.remaining()).isEqualTo(3 - i);
+            assertThat(d.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
+        }
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        assertThat(factory.isRedisAvailable()).isFalse();
+
+        redis.restart(); // empty again
+        long answered = System.nanoTime();
+        // The clock does not move, so the exhausted local limiter rejects every call: the first
+        // allowed decision can only come from Redis.
+        Decision fromRedis = awaitAllowed(limiter, Duration.ofSeconds(5));
+        Duration resumedAfter = Duration.ofNanos(System.nanoTime() - answered);
+        assertThat(fromRedis).as("a decision from Redis after restart").isNotNull();
+        assertThat(resumedAfter).as("Redis decides again within a second of answering").isLessThanOrEqualTo(Duration.ofSeconds(1));
+        assertThat(fromRedis.remaining()).isEqualTo(4);
+        assertThat(TestRedisSupport.exists(template, redisKey)).isTrue();
+        assertThat(factory.isRedisAvailable()).isTrue();
+        factory.close();
+    }
+
+    /** Polls until a call is allowed (bounded): waits for a reconnect, not for time to pass. */
+    private static Decision awaitAllowed(RateLimiter limiter, Duration atMost) throws InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (System.nanoTime() < deadline) {
+            Decision d = limiter.tryAcquire("k");
+            if (d.allowed()) {
+                return d;
+            }
+            Thread.sleep(10);
+        }
+        return null;
+    }
+
+    @Test
+    void localDividesEachLimitAmongTheExpectedInstances() {
+        RateLimiter limiter = factory(FailurePolicy.LOCAL, 3).create("orders",
+                RateLimiterConfig.of(Algorithm.FIXED_WINDOW, FIVE_PER_10S, LimitSpec.of(12, Duration.ofMinutes(1))));
+        redis.kill();
+        // 5 per 10 s and 12 per minute over 3 instances: 1 and 4 here, rounded down, so that the three
+        // together never admit more than the limit.
+        Decision first = limiter.tryAcquire("k");
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.remaining()).isZero();
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+    }
+
+    @Test
+    void aClaimOnARememberedRejectionEndsWithItsPeriodWhenRedisFailsTheClaimant() {
+        RedisRateLimiterFactory factory = builder(FailurePolicy.ALLOW, 1).localDenyCache(10).build();
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(1, Duration.ofMillis(100)));
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        Decision rejected = limiter.tryAcquire("k");
+        assertThat(rejected.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.LOCAL_DENY_CACHE);
+        clock.advance(rejected.retryAfter());
+        redis.kill();
+        // The caller that claims the rejection gets no answer from Redis: the policy decides it.
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+        assertThat(limiter.tryAcquire("k").source()).as("held to the end of the claim's period").isEqualTo(DecisionSource.LOCAL_DENY_CACHE);
+        // Then the next caller claims it, instead of all waiting out the answer timeout for an answer that never comes.
+        clock.advance(rejected.retryAfter());
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+        factory.close();
+    }
+
+    @Test
+    void aScriptRedisLostIsSentAgainInTheSameCallWithoutAFailedDecision() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.DENY, 1);
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        template.execute((RedisCallback<Void>) (connection) -> {
+            connection.scriptingCommands().scriptFlush();
+            return null;
+        });
+        // EVALSHA answers NOSCRIPT; EVAL sends the script in the same call, and Redis keeps it again.
+        Decision afterFlush = limiter.tryAcquire("k");
+        assertThat(afterFlush.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(afterFlush.remaining()).isEqualTo(3);
+        assertThat(limiter.quota("k").remaining()).isEqualTo(3);
+        assertThat(factory.isRedisAvailable()).as("NOSCRIPT is not an outage").isTrue();
+        factory.close();
+    }
+
+    @Test
+    void allowAdmitsEveryCallWhileRedisIsDown() {
+        RateLimiter limiter = factory(FailurePolicy.ALLOW, 1).create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        redis.kill();
+        for (int i = 0; i < 20; i++) {
+            assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        }
+    }
+
+    @Test
+    void denyRejectsEveryCallWhileRedisIsDown() {
+        RateLimiter limiter = factory(FailurePolicy.DENY, 1).create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        redis.kill();
+        Decision denied = limiter.tryAcquire("k");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(denied.neverAllowed()).isFalse();
+    }
+
+    @Test
+    void aLimitersOwnPolicyOverridesTheFactorysDefault() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.DENY, 1);
+        RateLimiter open = factory.create("open", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, FIVE_PER_10S)
+            .withOnRedisFailure(FailurePolicy.ALLOW));
+        RateLimiter closed = factory.create("closed", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        redis.kill();
+        assertThat(open.tryAcquire("k").allowed()).isTrue();
+        assertThat(closed.tryAcquire("k").allowed()).isFalse();
+    }
+
+    @Test
+    void noPolicyHidesArgumentErrors() {
+        RateLimiter limiter = factory(FailurePolicy.ALLOW, 1).create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        redis.kill();
+        assertThatThrownBy(() -> limiter.tryAcquire("k", 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void eachFailedProbeRunsTheRecoveryActionAndNothingItThrowsEndsTheProbing() throws InterruptedException {
+        AtomicInteger recoveries = new AtomicInteger();
+        RedisRateLimiterFactory factory = builder(FailurePolicy.LOCAL, 1).probeInterval(Duration.ofMillis(20))
+            .recoveryAction(() -> {
+                recoveries.incrementAndGet();
+                throw new IllegalStateException("recovery failed");
+            })
+            .build();
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        assertThat(recoveries).as("not while Redis answers").hasValue(0);
+
+        redis.kill();
+        limiter.tryAcquire("k");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (recoveries.get() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(recoveries.get()).as("recovery actions after failed probes, the first of which threw").isGreaterThanOrEqualTo(2);
+
+        redis.restart();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!factory.isRedisAvailable() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(factory.isRedisAvailable()).as("the probe went on and found Redis again").isTrue();
+        factory.close();
+    }
+}

@@ -1,0 +1,95 @@
+package dev.limiter.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import dev.limiter.Algorithm;
+import dev.limiter.RateLimitExceededException;
+
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Limits calls of a method, or of every public method of a type, through the named limiter. A limiter
+ * configured under {@code limiter.limiters.<name>} overrides the values given here, so limits can be
+ * tuned without recompiling. A rejected call throws {@link RateLimitExceededException}.
+ *
+ * <pre>{@code
+ * @RateLimited(name = "orders", key = "#user.id", algorithm = Algorithm.TOKEN_BUCKET, limit = 5, window = "10s")
+ * public List<Order> orders(User user) { ... }
+ * }</pre>
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+public @interface RateLimited {
+
+    /** Alias for {@link #name()}. */
+    @AliasFor("name")
+    String value() default "";
+
+    /**
+     * Name of the limiter; calls that share a name share the limit. It is also the configuration key
+     * {@code limiter.limiters.<name>}: letters, digits, '.', '-' or '_'.
+     */
+    @AliasFor("value")
+    String name() default "";
+
+    /**
+     * SpEL expression over the method's parameters giving the key limited separately, such as
+     * {@code #user.id}, {@code #p0} or {@code @tenants.current()}. Empty: one limit for all callers.
+     */
+    String key() default "";
+
+    /**
+     * Algorithm, unless {@code limiter.limiters.<name>.algorithm} says otherwise: fixed window,
+     * sliding window, sliding log, token bucket, leaky bucket or GCRA.
+     */
+    Algorithm algorithm() default Algorithm.TOKEN_BUCKET;
+
+    /** Permits per window, unless configured; 0 leaves it to configuration. */
+    long limit() default 0;
+
+    /** Window length such as {@code "10s"}, {@code "500ms"} or {@code "PT1H"}; empty leaves it to configuration. */
+    String window() default "";
+
+    /** Capacity of a bucket algorithm; 0 means equal to the limit. */
+    long burst() default 0;
+
+    /**
+     * Several limits checked together, each {@code "<limit>/<window>"}, such as
+     * {@code {"10/1s", "1000/1h"}}; instead of {@link #limit()} and {@link #window()}. A call passes
+     * only if every limit admits it.
+     */
+    String[] limits() default {};
+
+    /** Sub-windows per window of the sliding-window algorithm; 0 means 10. */
+    int subWindows() default 0;
+
+    /**
+     * How long a call may wait for its permits instead of being rejected, such as {@code "500ms"}
+     * (bucket algorithms); empty never waits.
+     */
+    String maxWait() default "";
+
+    /** SpEL expression giving the permits one call takes, a positive whole number. */
+    String cost() default "1";
+
+    /**
+     * Whether the limiter only observes, unless {@code limiter.limiters.<name>.shadow} says
+     * otherwise: decisions are made and permits taken as usual, but a rejected call proceeds. Lets a
+     * new limit be rolled out and watched before it is enforced.
+     */
+    boolean shadow() default false;
+
+    /**
+     * Name of a method of the same class that answers instead of a rejected call: it takes the same
+     * parameters, optionally followed by a {@link RateLimitExceededException}, and returns what this
+     * method may return. Checked at startup. Empty: a rejected call throws.
+     */
+    String fallbackMethod() default "";
+}
