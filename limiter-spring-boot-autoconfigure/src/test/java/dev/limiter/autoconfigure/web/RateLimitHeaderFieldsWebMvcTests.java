@@ -146,10 +146,18 @@ class RateLimitHeaderFieldsWebMvcTests {
     }
 
     @Test
-    void shadowLimiterAnnouncesNothing() {
+    void shadowLimiterAnnouncesNothingAllowedOrWouldBeRejected() {
+        // Clients must see no change while a limit is rolled out: no quota they would slow down for.
         this.contextRunner.run(withMvc((mvc) -> {
-            mvc.get().uri("/shadow").exchange();
-            assertThat(mvc.get().uri("/shadow")).hasStatusOk().hasBodyTextEqualTo("shadow").doesNotContainHeader("RateLimit");
+            assertThat(mvc.get().uri("/shadow")).hasStatusOk()
+                .doesNotContainHeader("RateLimit")
+                .doesNotContainHeader("RateLimit-Policy");
+            assertThat(mvc.get().uri("/shadow")).as("would be rejected")
+                .hasStatusOk()
+                .hasBodyTextEqualTo("shadow")
+                .doesNotContainHeader("RateLimit")
+                .doesNotContainHeader("RateLimit-Policy")
+                .doesNotContainHeader(HttpHeaders.RETRY_AFTER);
         }));
     }
 
