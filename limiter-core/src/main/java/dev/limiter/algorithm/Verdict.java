@@ -72,7 +72,7 @@ final class Verdict {
             resetAfter = Math.max(resetAfter, reset[i]);
         }
         return Decision.of(config, allowed ? 1 : 0, reported + 1, remaining[reported], resetAfter, retryAfter, violated, waitFor,
-                DecisionSource.MEMORY);
+                reset[reported], DecisionSource.MEMORY);
     }
 
     /** How long the state matters: until every limit is whole again. */

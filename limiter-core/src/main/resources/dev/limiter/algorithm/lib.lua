@@ -8,7 +8,7 @@
 -- ARGV[4]   algorithm parameter (sub-windows of sliding-window) or ""
 -- ARGV[5..] limits sorted by window: L1, W1, B1, L2, W2, B2, ...
 -- Reply     {allowed 1|0, reported limit, remaining, reset_after_us, retry_after_us (-1: never),
---            violated limit (0: none), wait_us}
+--            violated limit (0: none), wait_us, reset_after_us of the reported limit}
 
 local now = tonumber(ARGV[1])
 if not now then
@@ -112,7 +112,7 @@ local function reply(allowed, wait, violated, retry_after, remaining, reset)
       reset_after = reset[i]
     end
   end
-  return {allowed and 1 or 0, reported, math.max(0, remaining[reported]), reset_after, retry_after, violated, wait}
+  return {allowed and 1 or 0, reported, math.max(0, remaining[reported]), reset_after, retry_after, violated, wait, reset[reported]}
 end
 
 -- Keeps the state only as long as it differs from an absent key: until every limit is whole again.

@@ -5,6 +5,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
 import dev.limiter.RateLimiterConfig;
 
 /**
@@ -51,7 +52,8 @@ final class DecisionRule {
 
     /**
      * The decision reported for {@code admission}, {@code limits} being read after it: the limit with
-     * the fewest remaining permits (the first on a tie), and the largest reset-after of all.
+     * the fewest remaining permits (the first on a tie) with its own reset-after, and the largest
+     * reset-after of all.
      * "Fewest" compares the permits before they are bounded below by 0 ("its remaining permits
      * (never below 0)"): of two buckets in debt, the deeper one is reported, not the first.
      */
@@ -67,8 +69,9 @@ final class DecisionRule {
         LimitView shown = limits.get(reported);
         Duration retryAfter = admission.allowed() ? Duration.ZERO
                 : admission.retryAfter() < 0 ? Decision.NEVER : micros(admission.retryAfter());
-        return new Decision(admission.allowed(), shown.capacity(), Math.max(0, shown.remaining()), micros(resetAfter), retryAfter,
-                micros(admission.waitFor()), admission.allowed() ? null : config.limits().get(admission.violated()));
+        return new Decision(admission.allowed(), shown.capacity(), Math.max(0, shown.remaining()), micros(resetAfter),
+                micros(shown.resetAfter()), retryAfter, micros(admission.waitFor()),
+                admission.allowed() ? null : config.limits().get(admission.violated()), DecisionSource.MEMORY);
     }
 
     static Duration micros(long micros) {

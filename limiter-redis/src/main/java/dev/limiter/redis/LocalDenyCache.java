@@ -128,9 +128,15 @@ final class LocalDenyCache {
         long left = Math.max(denial.untilMicros() - now, LATE_ANSWER_RETRY_MICROS);
         Decision decision = denial.decision();
         Duration elapsed = Duration.ofNanos(Math.max(0, now - denial.atMicros()) * 1_000L);
-        Duration reset = decision.resetAfter().minus(elapsed);
-        return new Decision(false, decision.limit(), decision.remaining(), reset.isNegative() ? Duration.ZERO : reset,
-                Duration.ofNanos(left * 1_000L), Duration.ZERO, decision.violatedLimit(), DecisionSource.LOCAL_DENY_CACHE);
+        return new Decision(false, decision.limit(), decision.remaining(), countDown(decision.resetAfter(), elapsed),
+                countDown(decision.limitResetAfter(), elapsed), Duration.ofNanos(left * 1_000L), Duration.ZERO, decision.violatedLimit(),
+                DecisionSource.LOCAL_DENY_CACHE);
+    }
+
+    /** What is left of {@code time} once {@code elapsed} has passed, never below zero. */
+    private static Duration countDown(Duration time, Duration elapsed) {
+        Duration left = time.minus(elapsed);
+        return left.isNegative() ? Duration.ZERO : left;
     }
 
     /**

@@ -193,7 +193,11 @@ final class LocalShares {
                 permits -= (double) asked * instances;
                 long left = permitsLeft();
                 if (left < decision.remaining()) {
-                    decision = new Decision(true, decision.limit(), left, decision.resetAfter(), Duration.ZERO, decision.waitFor(), null);
+                    // The reported limit is now the one Redis' word is about, whole again at its wholeAt.
+                    Duration untilWhole = Duration.of(basis.wholeAt() - now, ChronoUnit.MICROS);
+                    Duration limitReset = (untilWhole.compareTo(decision.resetAfter()) < 0) ? untilWhole : decision.resetAfter();
+                    decision = new Decision(true, decision.limit(), left, decision.resetAfter(), limitReset, Duration.ZERO, decision.waitFor(),
+                            null, decision.source());
                 }
             }
             return decision;

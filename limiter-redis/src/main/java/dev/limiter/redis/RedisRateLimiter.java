@@ -269,8 +269,8 @@ final class RedisRateLimiter implements RateLimiter {
         long capacity = config.capacity(0);
         Decision decision = switch (policy) {
             case LOCAL -> shares.decide(key, permits);
-            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
-            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, DecisionSource.FAILURE_POLICY);
+            case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
+            case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.FAILURE_POLICY);
         };
         listener.onDecision(this, decision, -1);
         return decision;
@@ -284,7 +284,7 @@ final class RedisRateLimiter implements RateLimiter {
     /** The decision of a script's reply (see lib.lua). */
     private Decision decision(List<?> reply) {
         return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
-                number(reply, 6), DecisionSource.REDIS);
+                number(reply, 6), number(reply, 7), DecisionSource.REDIS);
     }
 
     private static long number(List<?> reply, int index) {

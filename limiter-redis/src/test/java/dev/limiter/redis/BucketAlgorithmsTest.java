@@ -82,6 +82,12 @@ class BucketAlgorithmsTest {
         return new Decision(false, limit, remaining, micros(resetAfter), Decision.NEVER, Duration.ZERO, violated);
     }
 
+    /** {@code decision} with several limits, the reported one whole again after {@code limitResetAfter}. */
+    static Decision reporting(long limitResetAfter, Decision decision) {
+        return new Decision(decision.allowed(), decision.limit(), decision.remaining(), decision.resetAfter(), micros(limitResetAfter),
+                decision.retryAfter(), decision.waitFor(), decision.violatedLimit(), decision.source());
+    }
+
     // limit reached exactly, and refill by explicit time to the microsecond
 
     @ParameterizedTest(name = "{0} {1}")
@@ -164,19 +170,20 @@ class BucketAlgorithmsTest {
         RateLimiter limiter = limiter(backend, algorithm, TEN_PER_MINUTE, THREE_PER_SECOND);
         assertThat(limiter.config().limits()).as("sorted by window").containsExactly(THREE_PER_SECOND, TEN_PER_MINUTE);
 
-        // The per-second limit has the fewest remaining; the per-minute one takes longest to reset.
-        assertThat(limiter.tryAcquire("k")).isEqualTo(allowed(3, 2, 6 * SECOND));
-        assertThat(limiter.tryAcquire("k")).isEqualTo(allowed(3, 1, 12 * SECOND));
-        assertThat(limiter.tryAcquire("k")).isEqualTo(allowed(3, 0, 18 * SECOND));
+        // The per-second limit has the fewest remaining (and is whole after 1/3 s per permit taken);
+        // the per-minute one takes longest to reset.
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reporting(333_334, allowed(3, 2, 6 * SECOND)));
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reporting(666_667, allowed(3, 1, 12 * SECOND)));
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reporting(SECOND, allowed(3, 0, 18 * SECOND)));
         assertThat(limiter.tryAcquire("k")).as("rejected by the per-second limit")
-            .isEqualTo(rejected(3, 0, 18 * SECOND, 333_334, THREE_PER_SECOND));
+            .isEqualTo(reporting(SECOND, rejected(3, 0, 18 * SECOND, 333_334, THREE_PER_SECOND)));
 
         // 1 s later: per second empty again; per minute 3 - 1/6 = 17/6 used. Taking 3 leaves 25/6 free,
         // used 35/6 -> reset 35 s: the rejected call above took nothing from the per-minute limit.
         clock.advance(Duration.ofSeconds(1));
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(allowed(3, 0, 35 * SECOND));
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reporting(SECOND, allowed(3, 0, 35 * SECOND)));
         clock.advance(Duration.ofSeconds(1));
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(allowed(3, 0, 52 * SECOND)); // 26/3 used per minute
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reporting(SECOND, allowed(3, 0, 52 * SECOND))); // 26/3 used per minute
         clock.advance(Duration.ofSeconds(1));
         // Per minute: 8.5 used, 1 free. Per second: empty. Cost 2 fails the per-minute limit only.
         assertThat(limiter.tryAcquire("k", 2)).as("rejected by the per-minute limit")
@@ -228,15 +235,16 @@ class BucketAlgorithmsTest {
     @MethodSource("cases")
     void waitingWithSeveralLimitsWaitsForTheSlowest(Backend backend, Algorithm algorithm) {
         RateLimiter limiter = limiter(backend, algorithm, Duration.ofSeconds(10), THREE_PER_SECOND, TEN_PER_MINUTE);
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(allowed(3, 0, 18 * SECOND));
-        assertThat(limiter.tryAcquire("k")).isEqualTo(waiting(3, 24 * SECOND, 333_334));
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(waiting(3, 42 * SECOND, 1_333_334));
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(waiting(3, 60 * SECOND, 2_333_334));
+        // The per-second limit, reported, is whole again 1/3 s per permit taken later, debt included.
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reporting(SECOND, allowed(3, 0, 18 * SECOND)));
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reporting(1_333_334, waiting(3, 24 * SECOND, 333_334)));
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reporting(2_333_334, waiting(3, 42 * SECOND, 1_333_334)));
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reporting(3_333_334, waiting(3, 60 * SECOND, 2_333_334)));
         // 11 used per second: the per-minute limit (now 1 over) sets the wait.
-        assertThat(limiter.tryAcquire("k")).isEqualTo(waiting(3, 66 * SECOND, 6 * SECOND));
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reporting(3_666_667, waiting(3, 66 * SECOND, 6 * SECOND)));
         // 4 over per minute: 24 s > 10 s. Both limits are in debt and show 0 left; the deeper debt
         // (per second: 3 - 11 = -8) is the one reported.
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(rejected(3, 0, 66 * SECOND, 24 * SECOND, TEN_PER_MINUTE));
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reporting(3_666_667, rejected(3, 0, 66 * SECOND, 24 * SECOND, TEN_PER_MINUTE)));
     }
 
     // tiny and huge rates

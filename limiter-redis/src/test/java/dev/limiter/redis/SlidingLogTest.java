@@ -12,6 +12,7 @@ import java.util.Set;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
@@ -198,14 +199,14 @@ class SlidingLogTest {
         long start = E + 250_000;
         clock.set(start);
         for (int i = 0; i < 3; i++) {
-            assertThat(limiter.tryAcquire("k")).isEqualTo(new Decision(true, 3, 2 - i, Duration.ofMinutes(1), Duration.ZERO));
+            assertThat(limiter.tryAcquire("k")).isEqualTo(reportingTheSecond(true, 2 - i, Duration.ZERO, null));
         }
-        assertThat(limiter.tryAcquire("k")).isEqualTo(rejected(3, 0, Duration.ofMinutes(1), Duration.ofSeconds(1), THREE_PER_SECOND));
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reportingTheSecond(false, 0, Duration.ofSeconds(1), THREE_PER_SECOND));
 
         clock.set(start + SECOND);
         assertThat(limiter.tryAcquire("k", 3).allowed()).as("the rejected call took nothing from the minute").isTrue();
         clock.set(start + 2 * SECOND);
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(new Decision(true, 3, 0, Duration.ofMinutes(1), Duration.ZERO));
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reportingTheSecond(true, 0, Duration.ZERO, null));
 
         clock.set(start + 3 * SECOND);
         assertThat(limiter.tryAcquire("k", 2)).as("only the minute rejects")
@@ -216,9 +217,15 @@ class SlidingLogTest {
 
         // The first 3 leave the minute at 60 s; both limits then have 0 left, and the first one is reported.
         clock.set(start + 60 * SECOND);
-        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(new Decision(true, 3, 0, Duration.ofMinutes(1), Duration.ZERO));
+        assertThat(limiter.tryAcquire("k", 3)).isEqualTo(reportingTheSecond(true, 0, Duration.ZERO, null));
         // Both reject for 1 s (the second: the 3 just taken; the minute: the 3 of 1 s): the first is named.
-        assertThat(limiter.tryAcquire("k")).isEqualTo(rejected(3, 0, Duration.ofMinutes(1), Duration.ofSeconds(1), THREE_PER_SECOND));
+        assertThat(limiter.tryAcquire("k")).isEqualTo(reportingTheSecond(false, 0, Duration.ofSeconds(1), THREE_PER_SECOND));
+    }
+
+    /** A decision of 3/1s and 10/1m reporting the second, whole again in 1 s; every limit in 1 min. */
+    private static Decision reportingTheSecond(boolean allowed, long remaining, Duration retryAfter, LimitSpec violated) {
+        return new Decision(allowed, 3, remaining, Duration.ofMinutes(1), Duration.ofSeconds(1), retryAfter, Duration.ZERO, violated,
+                DecisionSource.MEMORY);
     }
 
     @ParameterizedTest

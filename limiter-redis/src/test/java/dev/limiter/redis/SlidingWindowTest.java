@@ -11,6 +11,7 @@ import java.util.Random;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
@@ -191,8 +192,9 @@ class SlidingWindowTest {
             // The minute's sub-window [0, 6 s) leaves at 60 s; the second's [200 ms, 300 ms) at 1.2 s.
             assertThat(d.resetAfter()).isEqualTo(Duration.ofMillis(59_750));
         }
+        // The second is whole again when its sub-window [200 ms, 300 ms) leaves, at 1.2 s: as it admits.
         assertThat(limiter.tryAcquire("k")).isEqualTo(new Decision(false, 3, 0, Duration.ofMillis(59_750), Duration.ofMillis(950),
-                Duration.ZERO, THREE_PER_SECOND));
+                Duration.ofMillis(950), Duration.ZERO, THREE_PER_SECOND, DecisionSource.MEMORY));
 
         clock.set(E + 1_200_000);
         assertThat(limiter.tryAcquire("k", 3).allowed()).as("the rejected call took nothing from the minute").isTrue();

@@ -398,7 +398,8 @@ public class LimiterProperties {
 
         /**
          * Whether responses of limited endpoints carry the IETF RateLimit-Policy and RateLimit header
-         * fields (draft-ietf-httpapi-ratelimit-headers), on allowed and rejected calls.
+         * fields (draft-ietf-httpapi-ratelimit-headers), on allowed and rejected calls. Shadow
+         * limiters never send them: clients see no change while a limit is rolled out.
          */
         private boolean enabled = true;
 

@@ -21,10 +21,11 @@ import dev.limiter.RateLimiter;
  * bucket algorithms (so {@code r} never exceeds {@code q}). Both are rounded up to whole seconds of
  * at least 1.
  * <p>
- * {@code RateLimit} reports the limit a decision reports (the violated one for a rejection):
- * {@code r} permits remaining and {@code t} seconds, rounded up, until every limit is whole again;
- * for a rejection {@code t} is the {@code Retry-After} value instead, so a client never retries
- * before the violated limit admits the request.
+ * {@code RateLimit} reports one limit with its own numbers: the limit with the fewest permits left,
+ * {@code r} its remaining permits and {@code t} the seconds, rounded up, until that limit is whole
+ * again (not every limit: a per-second limit's {@code t} is not the hour's). A rejection reports the
+ * violated limit and the {@code Retry-After} value as {@code t} instead, so a client never retries
+ * before that limit admits the request. Only one limit: a decision carries the numbers of no other.
  */
 public final class RateLimitHeaderFields {
 
@@ -72,24 +73,24 @@ public final class RateLimitHeaderFields {
 
     /** The value of {@code RateLimit} after {@code decision}. */
     public String rateLimit(Decision decision) {
-        long seconds = (decision.rejected() && !decision.neverAllowed()) ? retryAfterSeconds(decision.retryAfter())
-                : ceilDiv(micros(decision.resetAfter()), MICROS_PER_SECOND);
-        return string(names.get(reported(decision))) + ";r=" + decision.remaining() + ";t=" + seconds;
+        if (decision.rejected() && !decision.neverAllowed()) {
+            int violated = limits.indexOf(decision.violatedLimit());
+            return member((violated >= 0) ? violated : reported(decision), decision.remaining(), retryAfterSeconds(decision.retryAfter()));
+        }
+        // A request that can never pass has no retry time: report the quota like an allowed one.
+        return member(reported(decision), decision.remaining(), ceilDiv(micros(decision.limitResetAfter()), MICROS_PER_SECOND));
+    }
+
+    private String member(int limit, long remaining, long seconds) {
+        return string(names.get(limit)) + ";r=" + remaining + ";t=" + seconds;
     }
 
     /**
-     * The limit a decision reports: the violated one, else the one whose capacity it reports (the
-     * first such, should two limits of a bucket algorithm share a burst: the decision does not say).
+     * The limit whose remaining permits and reset a decision reports: the one whose capacity it reports
+     * (the first such, should two limits of a bucket algorithm share a burst: the decision does not say).
      */
     private int reported(Decision decision) {
-        if (decision.violatedLimit() != null) {
-            int violated = limits.indexOf(decision.violatedLimit());
-            if (violated >= 0) {
-                return violated;
-            }
-        }
-        int index = capacities.indexOf(decision.limit());
-        return Math.max(index, 0);
+        return Math.max(capacities.indexOf(decision.limit()), 0);
     }
 
     /** Whole seconds, rounded up and at least 1, so a client never retries too early. */

@@ -6,6 +6,7 @@ import java.time.Duration;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiter;
@@ -50,6 +51,20 @@ class RateLimitHeaderFieldsTests {
         RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10))));
         Decision decision = new Decision(true, 5, 3, Duration.ofMillis(4001), Duration.ZERO);
         assertThat(fields.rateLimit(decision)).isEqualTo("\"orders\";r=3;t=5");
+    }
+
+    @Test
+    void severalLimitsReportTheResetOfTheNamedLimitNotOfEveryLimit() {
+        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter("search", Algorithm.FIXED_WINDOW,
+                LimitSpec.of(5, Duration.ofSeconds(10)), LimitSpec.of(100, Duration.ofMinutes(1))));
+        // The 10 s limit has the fewest permits left and is whole in 6.5 s; every limit only in 58 s.
+        Decision allowed = new Decision(true, 5, 4, Duration.ofSeconds(58), Duration.ofMillis(6500), Duration.ZERO, Duration.ZERO, null,
+                DecisionSource.REDIS);
+        assertThat(fields.rateLimit(allowed)).isEqualTo("\"search-10s\";r=4;t=7");
+        // Six permits exceed the 10 s limit for ever: no retry time, so the reported limit's quota is shown.
+        Decision never = new Decision(false, 5, 4, Duration.ofSeconds(58), Duration.ofMillis(6500), Decision.NEVER, Duration.ZERO,
+                LimitSpec.of(5, Duration.ofSeconds(10)), DecisionSource.REDIS);
+        assertThat(fields.rateLimit(never)).isEqualTo("\"search-10s\";r=4;t=7");
     }
 
     private static RateLimiter limiter(String name, Algorithm algorithm, LimitSpec... limits) {

@@ -81,8 +81,9 @@ public @interface RateLimited {
 
     /**
      * Whether the limiter only observes, unless {@code limiter.limiters.<name>.shadow} says
-     * otherwise: decisions are made and permits taken as usual, but a rejected call proceeds. Lets a
-     * new limit be rolled out and watched before it is enforced.
+     * otherwise: decisions are made and permits taken as usual, but a rejected call proceeds, and
+     * responses carry no RateLimit header fields. Lets a new limit be rolled out and watched before
+     * it is enforced, with no change clients could see.
      */
     boolean shadow() default false;
 

@@ -79,8 +79,8 @@ class RateLimitHeaderFieldsWebMvcTests {
             VirtualClock time = context.getBean(VirtualClock.class);
             MvcTestResult first = mvc.get().uri("/api").exchange();
             assertThat(first).hasStatusOk().hasHeader("RateLimit-Policy", "\"api-1s\";q=2;w=1, \"api-1h\";q=3;w=3600");
-            // The per-second limit has the fewest permits left.
-            assertThat(first.getResponse().getHeader("RateLimit")).startsWith("\"api-1s\";r=1;t=");
+            // The per-second limit has the fewest permits left, and is whole again in a second, not an hour.
+            assertThat(first).hasHeader("RateLimit", "\"api-1s\";r=1;t=1");
             mvc.get().uri("/api").exchange();
             assertThat(mvc.get().uri("/api")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
                 .hasHeader("RateLimit", "\"api-1s\";r=0;t=1")
@@ -98,6 +98,23 @@ class RateLimitHeaderFieldsWebMvcTests {
             long retryAfter = Long.parseLong(hourly.getResponse().getHeader(HttpHeaders.RETRY_AFTER));
             assertThat(retryAfter).isGreaterThan(1).isLessThanOrEqualTo(3600);
             assertThat(hourly.getResponse().getHeader("RateLimit")).isEqualTo("\"api-1h\";r=0;t=" + retryAfter);
+        });
+    }
+
+    @Test
+    void severalLimitsReportTheNamedLimitsOwnReset() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            MockMvcTester mvc = MockMvcTester.from(context);
+            VirtualClock time = context.getBean(VirtualClock.class);
+            // The clock starts on a whole minute plus 20 s; 3 s later the 10 s window ends in 7 s and
+            // the minute in 37 s.
+            time.advance(Duration.ofSeconds(3));
+            assertThat(mvc.get().uri("/search")).hasStatusOk()
+                .hasHeader("RateLimit-Policy", "\"search-10s\";q=5;w=10, \"search-1m\";q=100;w=60")
+                .hasHeader("RateLimit", "\"search-10s\";r=4;t=7");
+            time.advance(Duration.ofMillis(2500));
+            assertThat(mvc.get().uri("/search")).hasHeader("RateLimit", "\"search-10s\";r=3;t=5");
         });
     }
 
@@ -129,10 +146,18 @@ class RateLimitHeaderFieldsWebMvcTests {
     }
 
     @Test
-    void shadowLimiterAnnouncesNothing() {
+    void shadowLimiterAnnouncesNothingAllowedOrWouldBeRejected() {
+        // Clients must see no change while a limit is rolled out: no quota they would slow down for.
         this.contextRunner.run(withMvc((mvc) -> {
-            mvc.get().uri("/shadow").exchange();
-            assertThat(mvc.get().uri("/shadow")).hasStatusOk().hasBodyTextEqualTo("shadow").doesNotContainHeader("RateLimit");
+            assertThat(mvc.get().uri("/shadow")).hasStatusOk()
+                .doesNotContainHeader("RateLimit")
+                .doesNotContainHeader("RateLimit-Policy");
+            assertThat(mvc.get().uri("/shadow")).as("would be rejected")
+                .hasStatusOk()
+                .hasBodyTextEqualTo("shadow")
+                .doesNotContainHeader("RateLimit")
+                .doesNotContainHeader("RateLimit-Policy")
+                .doesNotContainHeader(HttpHeaders.RETRY_AFTER);
         }));
     }
 
@@ -178,6 +203,12 @@ class RateLimitHeaderFieldsWebMvcTests {
         @RateLimited(name = "api", algorithm = Algorithm.SLIDING_LOG, limits = { "2/1s", "3/1h" })
         String api() {
             return "api";
+        }
+
+        @GetMapping("/search")
+        @RateLimited(name = "search", algorithm = Algorithm.FIXED_WINDOW, limits = { "5/10s", "100/1m" })
+        String search() {
+            return "search";
         }
 
         @GetMapping("/shadow")
