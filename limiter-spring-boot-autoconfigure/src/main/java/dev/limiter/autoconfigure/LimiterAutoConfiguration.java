@@ -2,6 +2,9 @@ package dev.limiter.autoconfigure;
 
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.DecisionRecorder;
+import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
+import dev.limiter.spring.RateLimitedMethods;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,7 +36,7 @@ public final class LimiterAutoConfiguration {
             return new RateLimiterRegistry(rateLimiterFactory);
         }
         // Limiters the application calls directly are observed and counted too.
-        return new RateLimiterRegistry((name, config) -> new MeteredRateLimiter(rateLimiterFactory.create(name, config), metrics));
+        return new RateLimiterRegistry(DecisionRecorder.recording(rateLimiterFactory, metrics));
     }
 
     @Bean
@@ -44,15 +47,10 @@ public final class LimiterAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
-    DecisionOutcomes limiterDecisionOutcomes(LimiterProperties properties, ObjectProvider<DecisionRecorder> recorder) {
-        return new DecisionOutcomes(properties.getHeaders().isEnabled(), recorder.getIfAvailable(() -> DecisionRecorder.NONE));
-    }
-
-    @Bean
     RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, LimiterProperties properties,
-            DecisionOutcomes outcomes) {
-        return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey(), outcomes);
+            ObjectProvider<DecisionRecorder> recorder) {
+        return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey(), properties.getHeaders().isEnabled(),
+                recorder.getIfAvailable(() -> DecisionRecorder.NONE));
     }
 
     /** Once every bean is created, a configured limiter that nothing completes is reported. */

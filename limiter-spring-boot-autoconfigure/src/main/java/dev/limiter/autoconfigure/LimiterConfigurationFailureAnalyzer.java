@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure;
 
+import dev.limiter.spring.LimiterConfigurationException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -15,6 +15,8 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.LimiterConfigurationException;
+import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
 import org.springframework.boot.convert.DurationStyle;
@@ -22,9 +24,10 @@ import org.springframework.boot.convert.DurationStyle;
 /**
  * Resolves each limiter's effective configuration, {@code limiter.limiters.<name>} over the
  * annotation attribute by attribute, validates it and registers the limiter. Every error names the
- * property or annotation attribute, the value and the fix.
+ * property or annotation attribute, the value and the fix. Public for the actuator endpoint, which shows
+ * where each value comes from; not meant for applications.
  */
-final class LimiterDefinitions {
+public final class LimiterDefinitions implements LimiterResolver {
 
     private final LimiterProperties properties;
 
@@ -124,8 +127,18 @@ final class LimiterDefinitions {
         return annotation != null && annotation.shadow();
     }
 
+    @Override
+    public RateLimiter limiterFor(RateLimited annotation, String site) {
+        return limiterFor(annotation.name(), annotation, site);
+    }
+
+    @Override
+    public boolean shadow(RateLimited annotation) {
+        return shadow(annotation.name(), annotation);
+    }
+
     /** Where each site that uses limiter {@code name} declares it, in the order they were found. */
-    List<String> sites(String name) {
+    public List<String> sites(String name) {
         return uses.getOrDefault(name, List.of()).stream().map(Use::site).toList();
     }
 
@@ -134,7 +147,7 @@ final class LimiterDefinitions {
      * burst, limits, sub-windows, max-wait, on-redis-failure, shadow): the property that sets it,
      * the annotation that does, or "default". Values set nowhere and not applicable are left out.
      */
-    Map<String, String> sources(String name) {
+    public Map<String, String> sources(String name) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         List<Use> annotated = uses.getOrDefault(name, List.of());
         Map<String, String> sources = new LinkedHashMap<>();
@@ -166,7 +179,7 @@ final class LimiterDefinitions {
     }
 
     /** Whether limiter {@code name} is in shadow mode: by configuration, else for any annotation that says so. */
-    boolean shadow(String name) {
+    public boolean shadow(String name) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         if (configured != null && configured.getShadow() != null) {
             return configured.getShadow();

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
+import dev.limiter.spring.MissingKeyPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 

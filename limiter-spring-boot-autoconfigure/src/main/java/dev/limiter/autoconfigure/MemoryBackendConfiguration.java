@@ -5,6 +5,7 @@ import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.autoconfigure.LimiterProperties.Backend;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.spring.LimiterConfigurationException;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

@@ -6,6 +6,7 @@ import dev.limiter.DecisionListener;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.LimiterConfigurationException;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

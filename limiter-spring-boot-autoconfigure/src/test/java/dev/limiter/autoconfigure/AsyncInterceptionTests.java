@@ -16,6 +16,11 @@ import java.util.function.BooleanSupplier;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
+import dev.limiter.spring.DecisionRecorder;
+import dev.limiter.spring.LimiterConfigurationException;
+import dev.limiter.spring.MissingRateLimitKeyException;
+import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
@@ -286,18 +291,13 @@ class AsyncInterceptionTests {
     }
 
     /** Every recorded outcome, in order: each decision must be recorded exactly once. */
-    static class RecordedOutcomes extends DecisionOutcomes {
+    static class RecordedOutcomes implements DecisionRecorder {
 
         final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
-        RecordedOutcomes() {
-            super(false, DecisionRecorder.NONE);
-        }
-
         @Override
-        void record(LimitedMethod method, String key, Decision decision, Outcome outcome, RateLimitResponse response) {
-            this.outcomes.add(outcome);
-            super.record(method, key, decision, outcome, response);
+        public void count(RateLimiter limiter, Decision decision, Outcome outcome) {
+            outcomes.add(outcome);
         }
 
     }

@@ -12,7 +12,9 @@ import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.limiter.Algorithm;
+import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
 
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrderService;
 import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrdersConfiguration;
 import dev.limiter.autoconfigure.RateLimitInterceptionTests.User;
+import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.DecisionRecorder;
+import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
@@ -26,6 +29,9 @@ import org.springframework.context.annotation.Configuration;
 
 /** Tests of shadow mode: decisions are made and permits taken, but rejected calls proceed. */
 class ShadowModeTests {
+
+    /** The logger of the Spring layer class that reports shadow rejections. */
+    private static final String SHADOW_LOGGER = "dev.limiter.spring.DecisionOutcomes";
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))
@@ -122,7 +128,7 @@ class ShadowModeTests {
     }
 
     private static ListAppender<ILoggingEvent> capture(Level level) {
-        Logger logger = (Logger) LoggerFactory.getLogger(DecisionOutcomes.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(SHADOW_LOGGER);
         logger.setLevel(level);
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
@@ -131,24 +137,19 @@ class ShadowModeTests {
     }
 
     private static void release(ListAppender<ILoggingEvent> appender) {
-        Logger logger = (Logger) LoggerFactory.getLogger(DecisionOutcomes.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(SHADOW_LOGGER);
         logger.detachAppender(appender);
         logger.setLevel(null);
     }
 
-    /** Keeps every outcome, in order, and still logs as the default does. */
-    static class RecordedOutcomes extends DecisionOutcomes {
+    /** Keeps every outcome, in order. */
+    static class RecordedOutcomes implements DecisionRecorder {
 
         private final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
-        RecordedOutcomes() {
-            super(true, DecisionRecorder.NONE);
-        }
-
         @Override
-        void record(LimitedMethod method, String key, Decision decision, Outcome outcome) {
+        public void count(RateLimiter limiter, Decision decision, Outcome outcome) {
             outcomes.add(outcome);
-            super.record(method, key, decision, outcome);
         }
 
         List<Outcome> outcomes() {

@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure.web;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.spring.web.RateLimitExceededHandler;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,16 +1,17 @@
 package dev.limiter.autoconfigure.web;
 
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.spring.web.RateLimitExceededHandler;
+
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.reactive.DispatcherHandler;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Tests of when {@link LimiterWebFluxAutoConfiguration} contributes the 429 handler and the exchange filter. */
 class LimiterWebFluxAutoConfigurationTests {

@@ -1,0 +1,57 @@
+package dev.limiter.autoconfigure.actuate;
+
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterDefinitions;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.redis.RedisRateLimiterFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Actuator support: the {@code limiters} endpoint and the {@code limiters} health indicator of the
+ * Redis backend.
+ */
+@AutoConfiguration(after = LimiterAutoConfiguration.class)
+@ConditionalOnBean(RateLimiterRegistry.class)
+public final class LimiterActuatorAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(Endpoint.class)
+    @ConditionalOnAvailableEndpoint(LimitersEndpoint.class)
+    static class EndpointConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(LimiterDefinitions.class)
+        LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
+                ObjectProvider<RedisRateLimiterFactory> redis) {
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable());
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnBean(RedisRateLimiterFactory.class)
+    @ConditionalOnEnabledHealthIndicator("limiters")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "limitersHealthIndicator")
+        HealthIndicator limitersHealthIndicator(RedisRateLimiterFactory redis, LimiterProperties properties) {
+            return new LimitersHealthIndicator(redis, properties);
+        }
+
+    }
+}

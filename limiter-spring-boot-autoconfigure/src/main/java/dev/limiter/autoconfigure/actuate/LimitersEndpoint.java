@@ -1,0 +1,116 @@
+package dev.limiter.autoconfigure.actuate;
+
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Quota;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.LimiterDefinitions;
+import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.DecisionRecorder;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * Actuator endpoint {@code limiters}: every limiter with its effective configuration and where each
+ * value comes from ({@code /actuator/limiters}, {@code /actuator/limiters/{name}}), and the quota of
+ * one key, read without taking a permit ({@code /actuator/limiters/{name}/{key}}). Durations are
+ * ISO-8601 ({@code PT10S}).
+ */
+@Endpoint(id = "limiters")
+public final class LimitersEndpoint {
+
+    private final RateLimiterRegistry registry;
+
+    private final LimiterDefinitions definitions;
+
+    /** The Redis backend; null for the memory backend. */
+    private final RedisRateLimiterFactory redis;
+
+    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, RedisRateLimiterFactory redis) {
+        this.registry = registry;
+        this.definitions = definitions;
+        this.redis = redis;
+    }
+
+    /** Every limiter, by name. */
+    @ReadOperation
+    public LimitersDescriptor limiters() {
+        Map<String, LimiterDescriptor> limiters = new LinkedHashMap<>();
+        registry.limiters()
+            .stream()
+            .sorted(Comparator.comparing(RateLimiter::name))
+            .forEach((limiter) -> limiters.put(limiter.name(), describe(limiter)));
+        RedisDescriptor redisState = (redis != null)
+                ? new RedisDescriptor(redis.isRedisAvailable(), redis.instances(), !redis.isInstanceCountConfigured()) : null;
+        return new LimitersDescriptor((redis != null) ? "redis" : "memory", redisState, limiters);
+    }
+
+    /** One limiter; 404 when there is none of that name. */
+    @ReadOperation
+    public LimiterDescriptor limiter(@Selector String name) {
+        return registry.find(name).map(this::describe).orElse(null);
+    }
+
+    /** The quota of {@code key} under limiter {@code name}, without taking a permit; 404 for an unknown limiter. */
+    @ReadOperation
+    public QuotaDescriptor quota(@Selector String name, @Selector String key) {
+        return registry.find(name).map((limiter) -> {
+            Quota quota = limiter.quota(key);
+            return new QuotaDescriptor(name, key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
+                    DecisionRecorder.backendTag(quota.source()));
+        }).orElse(null);
+    }
+
+    private LimiterDescriptor describe(RateLimiter limiter) {
+        RateLimiterConfig config = limiter.config();
+        List<LimitDescriptor> limits = config.limits()
+            .stream()
+            .map((limit) -> new LimitDescriptor(limit.limit(), limit.window().toString(),
+                    config.algorithm().isBucket() ? limit.burst() : null))
+            .toList();
+        return new LimiterDescriptor(config.algorithm().configName(), limits,
+                (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
+                config.algorithm().isBucket() ? config.maxWait().toString() : null,
+                (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
+                definitions.shadow(limiter.name()), definitions.sources(limiter.name()), definitions.sites(limiter.name()));
+    }
+
+    /**
+     * All limiters, and the backend they keep their state in ({@code redis} or {@code memory}); for
+     * Redis, its state.
+     */
+    public record LimitersDescriptor(String backend, RedisDescriptor redis, Map<String, LimiterDescriptor> limiters) {
+    }
+
+    /**
+     * Whether Redis decides now (false while the failure policy does), and how many instances share
+     * each limit: counted by their heartbeats in Redis, or configured.
+     */
+    public record RedisDescriptor(boolean available, int instances, boolean instancesCounted) {
+    }
+
+    /**
+     * A limiter's effective configuration; {@code sources} says, per attribute, which property or
+     * annotation set it (or "default"); {@code usedBy} lists the annotated methods.
+     */
+    public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, Integer subWindows, String maxWait,
+            String onRedisFailure, boolean shadow, Map<String, String> sources, List<String> usedBy) {
+    }
+
+    /** One limit: permits per window, and the burst of a bucket algorithm. */
+    public record LimitDescriptor(long limit, String window, Long burst) {
+    }
+
+    /** The quota of one key; {@code source} is what answered (redis, memory, local-fallback, failure-policy). */
+    public record QuotaDescriptor(String limiter, String key, long limit, long remaining, String resetAfter, String source) {
+    }
+}

@@ -1,0 +1,48 @@
+package dev.limiter.autoconfigure.metrics;
+
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.redis.RedisRateLimiterFactory;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer metrics and observations of rate limit decisions, when the application has a
+ * {@link MeterRegistry} (Spring Boot's actuator or Micrometer metrics starter):
+ * {@code limiter.decisions}, {@code limiter.redis.duration}, {@code limiter.failure.policy.active}
+ * and the {@code limiter.decision} observation.
+ */
+@AutoConfiguration(before = LimiterAutoConfiguration.class,
+        afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+                "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+public final class LimiterMetricsAutoConfiguration {
+
+    /** Gauge: 1 while Redis limiters follow their failure policy, 0 while Redis decides. */
+    static final String FAILURE_POLICY_ACTIVE = "limiter.failure.policy.active";
+
+    @Bean
+    @ConditionalOnMissingBean
+    MicrometerDecisionRecorder limiterDecisionRecorder(MeterRegistry meters, ObjectProvider<ObservationRegistry> observations) {
+        return new MicrometerDecisionRecorder(meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+    }
+
+    @Bean
+    MeterBinder limiterFailurePolicyMetrics(ObjectProvider<RedisRateLimiterFactory> factory) {
+        return (registry) -> factory.ifAvailable((redis) -> Gauge.builder(FAILURE_POLICY_ACTIVE, redis, (f) -> f.isRedisAvailable() ? 0 : 1)
+            .description("1 while rate limiters follow their failure policy because Redis fails, 0 while Redis decides")
+            .register(registry));
+    }
+}

@@ -1,0 +1,166 @@
+package dev.limiter.autoconfigure.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.limiter.Algorithm;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.TestRedisProperties;
+import dev.limiter.spring.RateLimited;
+import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** The {@code limiters} actuator endpoint and health indicator, on real Redis. */
+class LimiterActuatorTests {
+
+    private final String keyPrefix = TestRedisProperties.uniqueKeyPrefix();
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                LimiterAutoConfiguration.class, LimiterActuatorAutoConfiguration.class))
+        .withPropertyValues(TestRedisProperties.withKeyPrefix(this.keyPrefix))
+        .withPropertyValues("management.endpoints.web.exposure.include=limiters,health",
+                "limiter.limiters.orders.limit=3", "limiter.limiters.orders.max-wait=0s",
+                "limiter.limiters.search.algorithm=sliding-window", "limiter.limiters.search.limit=100",
+                "limiter.limiters.search.window=1m", "limiter.limiters.search.sub-windows=6", "limiter.limiters.search.shadow=true")
+        .withBean(VirtualClock.class, VirtualClock::new)
+        .withUserConfiguration(ServiceConfiguration.class);
+
+    @Test
+    void listsEveryLimiterWithItsEffectiveConfigurationAndWhereEachValueCameFrom() {
+        this.contextRunner.run((context) -> {
+            LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+            LimitersEndpoint.LimitersDescriptor all = endpoint.limiters();
+            assertThat(all.backend()).isEqualTo("redis");
+            // This instance counts itself through its heartbeat; no other runs with this key prefix.
+            assertThat(all.redis()).isEqualTo(new LimitersEndpoint.RedisDescriptor(true, 1, true));
+            assertThat(all.limiters()).containsOnlyKeys("orders", "search");
+
+            LimitersEndpoint.LimiterDescriptor orders = all.limiters().get("orders");
+            assertThat(orders.algorithm()).isEqualTo("token-bucket");
+            assertThat(orders.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(3, "PT10S", 5L));
+            assertThat(orders.maxWait()).isEqualTo("PT0S");
+            assertThat(orders.subWindows()).isNull();
+            assertThat(orders.shadow()).isFalse();
+            assertThat(orders.usedBy()).singleElement().asString().endsWith("order(String)");
+            Map<String, String> sources = orders.sources();
+            assertThat(sources.get("algorithm")).isEqualTo(orders.usedBy().get(0));
+            assertThat(sources.get("limit")).isEqualTo("limiter.limiters.orders.limit");
+            assertThat(sources.get("window")).isEqualTo(orders.usedBy().get(0));
+            assertThat(sources.get("burst")).isEqualTo(orders.usedBy().get(0));
+            assertThat(sources.get("max-wait")).isEqualTo("limiter.limiters.orders.max-wait");
+            assertThat(sources.get("shadow")).isEqualTo("default");
+            assertThat(sources.get("on-redis-failure")).isEqualTo("limiter.on-redis-failure");
+
+            LimitersEndpoint.LimiterDescriptor search = endpoint.limiter("search");
+            assertThat(search.algorithm()).isEqualTo("sliding-window");
+            assertThat(search.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(100, "PT1M", null));
+            assertThat(search.subWindows()).isEqualTo(6);
+            assertThat(search.shadow()).isTrue();
+            assertThat(search.usedBy()).isEmpty();
+            assertThat(search.sources()).containsEntry("algorithm", "limiter.limiters.search.algorithm")
+                .containsEntry("sub-windows", "limiter.limiters.search.sub-windows")
+                .containsEntry("shadow", "limiter.limiters.search.shadow");
+
+            assertThat(endpoint.limiter("nonesuch")).isNull();
+        });
+    }
+
+    @Test
+    void showsTheQuotaOfOneKeyWithoutTakingAPermit() {
+        this.contextRunner.run((context) -> {
+            LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+            Service service = context.getBean(Service.class);
+            StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+            assertThat(endpoint.quota("orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", "alice", 5, 5, "PT0S", "redis"));
+            assertThat(redis.keys(this.keyPrefix + ":{orders:*")).as("reading writes nothing").isEmpty();
+            service.order("alice");
+            service.order("alice");
+            for (int i = 0; i < 10; i++) {
+                assertThat(endpoint.quota("orders", "alice").remaining()).isEqualTo(3);
+            }
+            assertThat(endpoint.quota("orders", "alice").resetAfter()).isEqualTo(Duration.ofNanos(6_666_667_000L).toString());
+            service.order("alice");
+            service.order("alice");
+            service.order("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
+            assertThat(endpoint.quota("orders", "alice").remaining()).isZero();
+            assertThat(endpoint.quota("nonesuch", "alice")).isNull();
+        });
+    }
+
+    @Test
+    void theMemoryBackendIsListedAndHasNoHealthIndicator() {
+        this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
+            assertThat(context.getBean(LimitersEndpoint.class).limiters().backend()).isEqualTo("memory");
+            assertThat(context.getBean(LimitersEndpoint.class).limiters().redis()).isNull();
+            assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "bob").source()).isEqualTo("memory");
+            assertThat(context).doesNotHaveBean("limitersHealthIndicator");
+        });
+    }
+
+    @Test
+    void theEndpointCanBeTurnedOff() {
+        this.contextRunner.withPropertyValues("management.endpoint.limiters.access=NONE")
+            .run((context) -> assertThat(context).doesNotHaveBean(LimitersEndpoint.class));
+    }
+
+    @Test
+    void healthIsUpWhileRedisDecidesAndDegradedWhileTheFailurePolicyDoes() {
+        try (TestRedis redis = TestRedis.start()) {
+            Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may kill");
+            this.contextRunner
+                .withPropertyValues("spring.data.redis.url=" + redis.url(), "limiter.key-prefix=health-" + UUID.randomUUID(),
+                        "limiter.on-redis-failure=deny")
+                .run((context) -> {
+                    HealthIndicator health = context.getBean("limitersHealthIndicator", HealthIndicator.class);
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.health().getDetails()).containsEntry("backend", "redis")
+                        .containsEntry("onRedisFailure", "deny")
+                        .containsEntry("instances", 1)
+                        .containsEntry("instancesCounted", true);
+                    redis.kill();
+                    assertThatExceptionOfType(RateLimitExceededException.class)
+                        .isThrownBy(() -> context.getBean(Service.class).order("carol"));
+                    assertThat(health.health().getStatus().getCode()).isEqualTo("DEGRADED");
+                    assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "carol").source()).isEqualTo("failure-policy");
+                });
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ServiceConfiguration {
+
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+    }
+
+    static class Service {
+
+        @RateLimited(name = "orders", key = "#user", algorithm = Algorithm.TOKEN_BUCKET, limit = 1, window = "10s", burst = 5)
+        public void order(String user) {
+        }
+
+    }
+
+}

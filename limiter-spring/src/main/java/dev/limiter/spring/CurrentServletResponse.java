@@ -1,0 +1,46 @@
+package dev.limiter.spring;
+
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * The response of the servlet request being handled on this thread, if any. Loaded only when the
+ * Servlet API and Spring Web are present.
+ */
+final class CurrentServletResponse {
+
+    private CurrentServletResponse() {
+    }
+
+    /** Sets the header fields on the current response; outside a servlet request nothing happens. */
+    static void setHeaders(String policy, String rateLimit) {
+        HttpServletResponse response = current();
+        if (response != null) {
+            setHeaders(response, policy, rateLimit);
+        }
+    }
+
+    /**
+     * The current response, kept for a decision that comes later on another thread (asynchronous
+     * methods, which Spring MVC answers once they complete); {@link RateLimitResponse#NONE} outside
+     * a servlet request.
+     */
+    static RateLimitResponse capture() {
+        HttpServletResponse response = current();
+        return (response != null) ? (policy, rateLimit) -> setHeaders(response, policy, rateLimit) : RateLimitResponse.NONE;
+    }
+
+    private static HttpServletResponse current() {
+        RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+        return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getResponse() : null;
+    }
+
+    private static void setHeaders(HttpServletResponse response, String policy, String rateLimit) {
+        if (!response.isCommitted()) {
+            response.setHeader(RateLimitHeaderFields.RATE_LIMIT_POLICY, policy);
+            response.setHeader(RateLimitHeaderFields.RATE_LIMIT, rateLimit);
+        }
+    }
+}

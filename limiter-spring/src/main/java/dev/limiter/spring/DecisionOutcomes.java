@@ -1,0 +1,114 @@
+package dev.limiter.spring;
+
+import java.util.concurrent.CompletionStage;
+
+import dev.limiter.Decision;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The one place that learns the outcome of every limited call, after the decision and before the
+ * call proceeds, fails or falls back. Counts it (metrics), logs shadow rejections (at DEBUG only,
+ * since the message names the user's key) and, within a servlet request or a WebFlux exchange, sets
+ * the RateLimit header fields of calls that proceed or fall back (the 429 handler sets those of
+ * rejections).
+ */
+class DecisionOutcomes {
+
+    private static final Log logger = LogFactory.getLog(DecisionOutcomes.class);
+
+    private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletResponse", null)
+            && ClassUtils.isPresent("org.springframework.web.context.request.ServletRequestAttributes", null);
+
+    private final boolean headers;
+
+    private final DecisionRecorder recorder;
+
+    /**
+     * @param headers whether to set the RateLimit header fields on the response of the request
+     *     being handled (limiter.headers.enabled)
+     * @param recorder what observes decisions and counts outcomes
+     */
+    DecisionOutcomes(boolean headers, DecisionRecorder recorder) {
+        this.headers = headers;
+        this.recorder = recorder;
+    }
+
+    /** Decides one call of {@code method}: takes {@code permits} for {@code key}, observed. */
+    Decision decide(LimitedMethod method, String key, long permits) {
+        return recorder.decide(method.decidingLimiter(), key, permits);
+    }
+
+    /** Decides one asynchronous call of {@code method} without blocking, observed. */
+    CompletionStage<Decision> decideAsync(LimitedMethod method, String key, long permits) {
+        return recorder.decideAsync(method.decidingLimiter(), key, permits);
+    }
+
+    /**
+     * The key and cost of one call of {@code method}; a call whose key or cost expression fails is
+     * counted as an error before the exception goes on.
+     *
+     * @return null when the call is not to be limited
+     */
+    LimitedMethod.Call evaluate(LimitedMethod method, Object[] args, Object target) {
+        try {
+            return method.call(args, target);
+        }
+        catch (RuntimeException ex) {
+            recorder.countError(method.decidingLimiter());
+            throw ex;
+        }
+    }
+
+    /** Whether responses get the RateLimit header fields. */
+    boolean setsHeaderFields() {
+        return headers;
+    }
+
+    /**
+     * The response of the servlet request this thread handles, for a call whose decision comes later
+     * on another thread; {@link RateLimitResponse#NONE} when there is none or no fields are set.
+     */
+    RateLimitResponse responseOfThisCall() {
+        return (headers && SERVLET_PRESENT) ? CurrentServletResponse.capture() : RateLimitResponse.NONE;
+    }
+
+    /**
+     * Records the outcome of one call decided on the thread that made it.
+     *
+     * @param method the limited method called
+     * @param key the key the call was limited under
+     */
+    void record(LimitedMethod method, String key, Decision decision, Outcome outcome) {
+        record(method, key, decision, outcome, null);
+    }
+
+    /**
+     * Records the outcome of one call.
+     *
+     * @param method the limited method called
+     * @param key the key the call was limited under
+     * @param response where the RateLimit header fields go; null for the servlet response of the
+     *     request this thread handles, if any
+     */
+    void record(LimitedMethod method, String key, Decision decision, Outcome outcome, RateLimitResponse response) {
+        recorder.count(method.decidingLimiter(), decision, outcome);
+        if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
+            logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "
+                    + method.site() + " (limit " + decision.limit() + ", remaining " + decision.remaining() + ", violated "
+                    + decision.violatedLimit() + ", retry after " + decision.retryAfter().toMillis() + " ms); the call proceeds");
+        }
+        // A shadow limiter enforces nothing, so it announces nothing clients could act on.
+        if (headers && (outcome == Outcome.ALLOWED || outcome == Outcome.FALLBACK) && !method.shadow()) {
+            RateLimitHeaderFields fields = method.headerFields();
+            if (response != null) {
+                response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
+            }
+            else if (SERVLET_PRESENT) {
+                CurrentServletResponse.setHeaders(fields.policy(), fields.rateLimit(decision));
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package dev.limiter.spring;
+
+import java.lang.reflect.Method;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
+
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+
+/**
+ * A {@code @RateLimited} method ready to limit: its limiter and its key and cost expressions,
+ * parsed once at startup and evaluated per call.
+ */
+final class LimitedMethod {
+
+    private final RateLimiter limiter;
+
+    /** The limiter that decides, without the registry's metering: calls are counted by outcome instead. */
+    private final RateLimiter deciding;
+
+    /** The target class's method, whose parameter names the expressions were checked against. */
+    private final Method method;
+
+    private final Expression key;
+
+    private final Expression cost;
+
+    private final String site;
+
+    private final ParameterNameDiscoverer parameterNames;
+
+    private final BeanResolver beanResolver;
+
+    private final MissingKeyPolicy onMissingKey;
+
+    private final boolean shadow;
+
+    private final FallbackMethod fallback;
+
+    private final RateLimitHeaderFields headerFields;
+
+    private final ReturnKind returns;
+
+    /**
+     * @param method the most specific method on the target class: an interface method (JDK proxy)
+     *     may name its parameters differently
+     * @param key key expression, or null for one key shared by all calls
+     * @param cost cost expression, or null for a cost of 1
+     * @param shadow whether rejected calls proceed anyway
+     * @param fallback what answers a rejected call, or null to throw
+     */
+    LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
+            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
+            FallbackMethod fallback) {
+        this.limiter = limiter;
+        this.deciding = MeteredRateLimiter.unwrap(limiter);
+        this.method = method;
+        this.key = key;
+        this.cost = cost;
+        this.site = site;
+        this.parameterNames = parameterNames;
+        this.beanResolver = beanResolver;
+        this.onMissingKey = onMissingKey;
+        this.shadow = shadow;
+        this.fallback = fallback;
+        this.headerFields = RateLimitHeaderFields.of(limiter);
+        this.returns = ReturnKind.of(method, site);
+    }
+
+    /** What the method returns, which decides when its calls are decided. */
+    ReturnKind returns() {
+        return returns;
+    }
+
+    /** The RateLimit header fields of the limiter, prepared once. */
+    RateLimitHeaderFields headerFields() {
+        return headerFields;
+    }
+
+    RateLimiter limiter() {
+        return limiter;
+    }
+
+    /** The limiter to decide calls with: the registry's limiter, without its metering. */
+    RateLimiter decidingLimiter() {
+        return deciding;
+    }
+
+    /** Where the limit is declared, such as "@RateLimited on OrderService.list(User)", for messages. */
+    String site() {
+        return site;
+    }
+
+    /** Whether the limiter only observes: rejected calls proceed and no call waits. */
+    boolean shadow() {
+        return shadow;
+    }
+
+    /**
+     * What becomes of a call given its decision: a rejected call proceeds in shadow mode, else its
+     * fallback answers, else it fails.
+     */
+    Outcome outcomeOf(Decision decision) {
+        if (decision.allowed()) {
+            return Outcome.ALLOWED;
+        }
+        if (shadow) {
+            return Outcome.SHADOW_REJECTED;
+        }
+        return (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED;
+    }
+
+    /** Answers a rejected call through the fallback method, called on the target object. */
+    Object fallback(Object target, Object[] args, Decision decision) throws Throwable {
+        return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
+    }
+
+    /** The key a call is limited under and the permits it takes. */
+    record Call(String key, long cost) {
+    }
+
+    /**
+     * Evaluates the key and cost of one call, with one evaluation context for both.
+     *
+     * @return the call's key and cost; null when the call is not to be limited (missing key, skipped)
+     */
+    Call call(Object[] args, Object target) {
+        EvaluationContext context = context(args, target);
+        String key = key(context);
+        return (key != null) ? new Call(key, cost(context)) : null;
+    }
+
+    /**
+     * The context one call's key and cost are evaluated in, created once per call; null when neither
+     * is an expression.
+     */
+    EvaluationContext context(Object[] args, Object target) {
+        if (key == null && cost == null) {
+            return null;
+        }
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        return context;
+    }
+
+    /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */
+    String key(EvaluationContext context) {
+        if (key == null) {
+            return "";
+        }
+        Object value = key.getValue(context);
+        String text = (value != null) ? value.toString() : null;
+        if (text != null && !text.isEmpty()) {
+            return text;
+        }
+        return switch (onMissingKey) {
+            case SKIP -> null;
+            case SHARED -> "";
+            case REJECT -> throw new MissingRateLimitKeyException(limiter.name(), "The rate limit key " + key.getExpressionString()
+                    + " of " + site + " evaluated to " + (text == null ? "null" : "an empty text")
+                    + "; the call cannot be limited without it (limiter.on-missing-key=reject)");
+        };
+    }
+
+    /** The permits this call takes. */
+    long cost(EvaluationContext context) {
+        if (cost == null) {
+            return 1;
+        }
+        Object value = cost.getValue(context);
+        if (value instanceof Number number && number.doubleValue() == number.longValue() && number.longValue() >= 1) {
+            return number.longValue();
+        }
+        throw new IllegalArgumentException("The rate limit cost " + cost.getExpressionString() + " of " + site + " evaluated to " + value
+                + "; it must be a whole number of at least 1");
+    }
+}

@@ -1,0 +1,242 @@
+package dev.limiter.spring;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+
+import dev.limiter.RateLimiter;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds {@code @RateLimited} methods and prepares each once: resolves its limiter, parses its key
+ * and cost expressions and checks that they name only the method's parameters, so mistakes surface
+ * at startup naming the method and the expression.
+ */
+public final class RateLimitedMethods {
+
+    private final LimiterResolver limiters;
+
+    private final BeanFactoryResolver beanResolver;
+
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+
+    private final Map<MethodClassKey, Optional<LimitedMethod>> methods = new ConcurrentHashMap<>();
+
+    private final MissingKeyPolicy onMissingKey;
+
+    private final DecisionOutcomes outcomes;
+
+    /** Spring Boot's bean name of the application's task executor. */
+    private static final String APPLICATION_TASK_EXECUTOR = "applicationTaskExecutor";
+
+    private final BeanFactory beanFactory;
+
+    private volatile Executor asyncExecutor;
+
+    /**
+     * @param limiters finds each method's limiter
+     * @param beanFactory resolves {@code @bean} references in key expressions, and the application's task executor
+     * @param onMissingKey what becomes of a call whose key is null or empty
+     * @param headerFields whether responses get the RateLimit header fields
+     * @param recorder observes decisions and counts outcomes ({@link DecisionRecorder#NONE} for nothing)
+     */
+    public RateLimitedMethods(LimiterResolver limiters, BeanFactory beanFactory, MissingKeyPolicy onMissingKey, boolean headerFields,
+            DecisionRecorder recorder) {
+        this(limiters, beanFactory, onMissingKey, new DecisionOutcomes(headerFields, recorder));
+    }
+
+    RateLimitedMethods(LimiterResolver limiters, BeanFactory beanFactory, MissingKeyPolicy onMissingKey, DecisionOutcomes outcomes) {
+        this.limiters = limiters;
+        this.onMissingKey = onMissingKey;
+        this.outcomes = outcomes;
+        this.beanFactory = beanFactory;
+        this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+    }
+
+    /**
+     * Where methods returning a CompletionStage are called once Redis has decided: the application's
+     * task executor, else the default executor of CompletableFuture; never the thread reading Redis'
+     * replies.
+     */
+    Executor asyncExecutor() {
+        Executor executor = this.asyncExecutor;
+        if (executor == null) {
+            executor = taskExecutor();
+            this.asyncExecutor = executor;
+        }
+        return executor;
+    }
+
+    private Executor taskExecutor() {
+        if (beanFactory != null && beanFactory.containsBean(APPLICATION_TASK_EXECUTOR)) {
+            try {
+                return beanFactory.getBean(APPLICATION_TASK_EXECUTOR, Executor.class);
+            }
+            catch (BeansException ex) {
+                // Not an Executor: the default below.
+            }
+        }
+        return new CompletableFuture<Void>().defaultExecutor();
+    }
+
+    /**
+     * The annotation limiting {@code method} when called on {@code targetClass}: the method's own,
+     * else its type's for a public method.
+     */
+    static RateLimited find(Method method, Class<?> targetClass) {
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(specific, RateLimited.class);
+        if (annotation == null && specific != method) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
+        }
+        if (annotation != null) {
+            return annotation;
+        }
+        int modifiers = specific.getModifiers();
+        // Overrides of equals, hashCode and toString count as Object methods too: logging a bean must not take permits.
+        if (!Modifier.isPublic(modifiers) || Modifier.isStatic(modifiers) || ReflectionUtils.isObjectMethod(specific)) {
+            return null;
+        }
+        return AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
+    }
+
+    /** Where the outcome of every limited call goes. */
+    DecisionOutcomes outcomes() {
+        return outcomes;
+    }
+
+    /** Prepares every limited method of {@code targetClass} now, failing on the first mistake. */
+    void prepare(Class<?> targetClass) {
+        Class<?> userClass = ClassUtils.getUserClass(targetClass);
+        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+            get(method, userClass);
+        }
+    }
+
+    /** The prepared method, or null when the method is not limited. */
+    LimitedMethod get(Method method, Class<?> targetClass) {
+        MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+        Optional<LimitedMethod> prepared = methods.get(cacheKey);
+        if (prepared == null) {
+            prepared = methods.computeIfAbsent(cacheKey, k -> Optional.ofNullable(prepare(method, targetClass)));
+        }
+        return prepared.orElse(null);
+    }
+
+    private LimitedMethod prepare(Method method, Class<?> targetClass) {
+        RateLimited annotation = find(method, targetClass);
+        if (annotation == null) {
+            return null;
+        }
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        String site = "@RateLimited on " + describe(specific, targetClass);
+        if (annotation.name().isBlank()) {
+            throw new LimiterConfigurationException("@RateLimited(name) on " + describe(specific, targetClass), "\"\"",
+                    "A rate limited method needs a limiter name", "Add a name, e.g. @RateLimited(name = \"orders\"), and configure it "
+                            + "under limiter.limiters.orders");
+        }
+        RateLimiter limiter = limiters.limiterFor(annotation, site);
+        Expression key = parse(annotation.key(), "key", specific, targetClass);
+        String costText = annotation.cost().trim();
+        Expression cost = (costText.isEmpty() || costText.equals("1")) ? null : parse(costText, "cost", specific, targetClass);
+        boolean shadow = limiters.shadow(annotation);
+        FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
+        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback);
+    }
+
+    private Expression parse(String text, String attribute, Method method, Class<?> targetClass) {
+        if (text.isBlank()) {
+            return null;
+        }
+        String where = "@RateLimited(" + attribute + ") on " + describe(method, targetClass);
+        Expression expression;
+        try {
+            expression = parser.parseExpression(text);
+        }
+        catch (ParseException ex) {
+            throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a valid SpEL expression: " + ex.getSimpleMessage(),
+                    "Write an expression over the method's parameters, such as #user.id or #p0");
+        }
+        if (expression instanceof SpelExpression spel) {
+            checkVariables(spel.getAST(), method, variables(method), where, text);
+        }
+        return expression;
+    }
+
+    /** The variables an expression may name: the parameters by name and as #p0/#a0, and #root/#this. */
+    private Set<String> variables(Method method) {
+        Set<String> names = new LinkedHashSet<>();
+        String[] declared = parameterNames.getParameterNames(method);
+        if (declared != null) {
+            names.addAll(Arrays.asList(declared));
+        }
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            names.add("p" + i);
+            names.add("a" + i);
+        }
+        names.add("root");
+        names.add("this");
+        return names;
+    }
+
+    private void checkVariables(SpelNode node, Method method, Set<String> variables, String where, String text) {
+        if (node instanceof VariableReference) {
+            String name = node.toStringAST().substring(1);
+            if (!variables.contains(name)) {
+                String[] declared = parameterNames.getParameterNames(method);
+                throw new LimiterConfigurationException(where, "\"" + text + "\"", "The expression names #" + name
+                        + ", which is not a parameter of the method",
+                        "Use one of the parameters " + parameterList(variables) + (declared == null
+                                ? " (parameter names are unavailable: compile with -parameters to use them)" : ""));
+            }
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            checkVariables(node.getChild(i), method, variables, where, text);
+        }
+    }
+
+    private static String parameterList(Set<String> variables) {
+        Set<String> shown = new LinkedHashSet<>();
+        for (String variable : variables) {
+            if (!variable.equals("root") && !variable.equals("this")) {
+                shown.add("#" + variable);
+            }
+        }
+        return shown.isEmpty() ? "(the method has none)" : String.join(", ", shown);
+    }
+
+    static String describe(Method method, Class<?> targetClass) {
+        StringBuilder text = new StringBuilder(ClassUtils.getUserClass(targetClass).getSimpleName()).append('.').append(method.getName())
+            .append('(');
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            text.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
+        }
+        return text.append(')').toString();
+    }
+}
