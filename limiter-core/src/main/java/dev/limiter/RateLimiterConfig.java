@@ -94,6 +94,76 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         return new RateLimiterConfig(algorithm, List.of(limits), DEFAULT_SUB_WINDOWS, Duration.ZERO, null);
     }
 
+    /**
+     * A builder of a configuration for {@code algorithm}, which {@link Builder#build()} validates:
+     * <pre>{@code
+     * RateLimiterConfig config = RateLimiterConfig.builder(Algorithm.TOKEN_BUCKET)
+     *     .limit(10, Duration.ofSeconds(1))
+     *     .limit(LimitSpec.of(1_000, Duration.ofHours(1)))
+     *     .maxWait(Duration.ofMillis(200))
+     *     .build();
+     * }</pre>
+     */
+    public static Builder builder(Algorithm algorithm) {
+        return new Builder(algorithm);
+    }
+
+    /** Collects a configuration's values; {@link #build()} checks them together. Not thread-safe. */
+    public static final class Builder {
+
+        private final Algorithm algorithm;
+
+        private final List<LimitSpec> limits = new ArrayList<>();
+
+        private int subWindows = DEFAULT_SUB_WINDOWS;
+
+        private Duration maxWait = Duration.ZERO;
+
+        private FailurePolicy onRedisFailure;
+
+        private Builder(Algorithm algorithm) {
+            this.algorithm = algorithm;
+        }
+
+        /** Adds a limit; several limits are checked together, in any order. */
+        public Builder limit(LimitSpec limit) {
+            limits.add(limit);
+            return this;
+        }
+
+        /** Adds a limit of {@code limit} permits per {@code window}, its burst equal to the limit. */
+        public Builder limit(long limit, Duration window) {
+            return limit(LimitSpec.of(limit, window));
+        }
+
+        /** Sub-windows per window of a sliding window ({@value #DEFAULT_SUB_WINDOWS} unless set). */
+        public Builder subWindows(int subWindows) {
+            this.subWindows = subWindows;
+            return this;
+        }
+
+        /** How long a caller of a bucket algorithm may wait for its permits instead of being rejected. */
+        public Builder maxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+            return this;
+        }
+
+        /** What a Redis limiter decides while Redis fails; null (the default) leaves it to the backend. */
+        public Builder onRedisFailure(FailurePolicy onRedisFailure) {
+            this.onRedisFailure = onRedisFailure;
+            return this;
+        }
+
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException naming the value that is wrong and how to correct it
+         */
+        public RateLimiterConfig build() {
+            return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+        }
+    }
+
     /** The same configuration with another number of sub-windows (sliding window). */
     public RateLimiterConfig withSubWindows(int subWindows) {
         return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
