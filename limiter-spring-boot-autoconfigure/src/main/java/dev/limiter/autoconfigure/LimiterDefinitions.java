@@ -2,12 +2,12 @@ package dev.limiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Predicate;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
@@ -36,7 +36,10 @@ public final class LimiterDefinitions implements LimiterResolver {
     /** Where each limiter was first defined, to name both sides of a conflict. */
     private final Map<String, String> origins = new ConcurrentHashMap<>();
 
-    /** The annotations that use each limiter, and where: the sources of the values YAML leaves out. */
+    /** Where each value of each limiter came from, as the merge that registered it found: read by the endpoint. */
+    private final Map<String, Map<String, String>> sources = new ConcurrentHashMap<>();
+
+    /** The annotations that use each limiter, and where. */
     private final Map<String, List<Use>> uses = new ConcurrentHashMap<>();
 
     /** An annotation using a limiter, at a site such as "@RateLimited on A.m()". */
@@ -98,11 +101,15 @@ public final class LimiterDefinitions implements LimiterResolver {
             uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(new Use(annotation, site));
         }
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
-        Algorithm algorithm = algorithm(configured, annotation);
-        List<LimitSpec> limits = limits(name, algorithm, configured, annotation, site);
-        int subWindows = subWindows(name, configured, annotation, site);
-        Duration maxWait = maxWait(name, configured, annotation, site);
+        // One pass over the values, each taken from the property, else the annotation, else the default, and
+        // noted with where it came from.
+        Map<String, String> from = new LinkedHashMap<>();
+        Algorithm algorithm = algorithm(name, configured, annotation, site, from);
+        List<LimitSpec> limits = limits(name, algorithm, configured, annotation, site, from);
+        int subWindows = subWindows(name, configured, annotation, site, from);
+        Duration maxWait = maxWait(name, configured, annotation, site, from);
         FailurePolicy onRedisFailure = (configured != null) ? configured.getOnRedisFailure() : null;
+        from.put("on-redis-failure", (onRedisFailure != null) ? property(name, "on-redis-failure") : "limiter.on-redis-failure");
         RateLimiterConfig config;
         try {
             config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
@@ -112,7 +119,9 @@ public final class LimiterDefinitions implements LimiterResolver {
             throw new LimiterConfigurationException(where, algorithm + " " + limits, "Limiter '" + name + "': " + ex.getMessage(),
                     "Correct the limits of limiter '" + name + "'");
         }
-        return register(name, config, site);
+        RateLimiter limiter = register(name, config, site);
+        sources.putIfAbsent(name, Collections.unmodifiableMap(from));
+        return limiter;
     }
 
     /**
@@ -144,38 +153,22 @@ public final class LimiterDefinitions implements LimiterResolver {
 
     /**
      * Where each value of limiter {@code name} comes from, by attribute (algorithm, limit, window,
-     * burst, limits, sub-windows, max-wait, on-redis-failure, shadow): the property that sets it,
-     * the annotation that does, or "default". Values set nowhere and not applicable are left out.
+     * burst or limits, sub-windows, max-wait, on-redis-failure, shadow): the property that sets it,
+     * the annotation that does, or "default"; as found when the limiter was defined. Empty for a
+     * limiter that the application registered itself.
      */
     public Map<String, String> sources(String name) {
+        Map<String, String> merged = sources.get(name);
+        if (merged == null) {
+            return Map.of();
+        }
+        Map<String, String> all = new LinkedHashMap<>(merged);
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
-        List<Use> annotated = uses.getOrDefault(name, List.of());
-        Map<String, String> sources = new LinkedHashMap<>();
-        source(sources, name, "algorithm", configured != null && configured.getAlgorithm() != null, annotated, (a) -> true);
-        boolean configuredList = configured != null && !configured.getLimits().isEmpty();
-        if (configuredList || annotated.stream().anyMatch((use) -> use.annotation().limits().length > 0)) {
-            source(sources, name, "limits", configuredList, annotated, (a) -> a.limits().length > 0);
-        }
-        else {
-            source(sources, name, "limit", configured != null && configured.getLimit() != null, annotated, (a) -> a.limit() != 0);
-            source(sources, name, "window", configured != null && configured.getWindow() != null, annotated, (a) -> !a.window().isBlank());
-            source(sources, name, "burst", configured != null && configured.getBurst() != null, annotated, (a) -> a.burst() != 0);
-        }
-        source(sources, name, "sub-windows", configured != null && configured.getSubWindows() != null, annotated, (a) -> a.subWindows() != 0);
-        source(sources, name, "max-wait", configured != null && configured.getMaxWait() != null, annotated, (a) -> !a.maxWait().isBlank());
-        sources.put("on-redis-failure", (configured != null && configured.getOnRedisFailure() != null) ? property(name, "on-redis-failure")
-                : "limiter.on-redis-failure");
-        source(sources, name, "shadow", configured != null && configured.getShadow() != null, annotated, RateLimited::shadow);
-        return sources;
-    }
-
-    private static void source(Map<String, String> sources, String name, String attribute, boolean configured, List<Use> annotated,
-            Predicate<RateLimited> sets) {
-        if (configured) {
-            sources.put(attribute, property(name, attribute));
-            return;
-        }
-        sources.put(attribute, annotated.stream().filter((use) -> sets.test(use.annotation())).map(Use::site).findFirst().orElse("default"));
+        // Shadow mode is chosen per annotated method, so its source is the first that chooses it.
+        all.put("shadow", (configured != null && configured.getShadow() != null) ? property(name, "shadow")
+                : uses.getOrDefault(name, List.of()).stream().filter((use) -> use.annotation().shadow()).map(Use::site).findFirst()
+                    .orElse("default"));
+        return all;
     }
 
     /** Whether limiter {@code name} is in shadow mode: by configuration, else for any annotation that says so. */
@@ -203,16 +196,19 @@ public final class LimiterDefinitions implements LimiterResolver {
         }
     }
 
-    private static Algorithm algorithm(LimiterProperties.Limiter configured, RateLimited annotation) {
+    private static Algorithm algorithm(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+            Map<String, String> from) {
         if (configured != null && configured.getAlgorithm() != null) {
+            from.put("algorithm", property(name, "algorithm"));
             return configured.getAlgorithm();
         }
+        from.put("algorithm", (annotation != null) ? site : "default");
         return (annotation != null) ? annotation.algorithm() : Algorithm.TOKEN_BUCKET;
     }
 
     /** Configured limits replace the annotation's; otherwise limit, window and burst are merged one by one. */
     private static List<LimitSpec> limits(String name, Algorithm algorithm, LimiterProperties.Limiter configured, RateLimited annotation,
-            String site) {
+            String site, Map<String, String> from) {
         boolean configuredSingle = configured != null
                 && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
         if (configured != null && !configured.getLimits().isEmpty()) {
@@ -220,6 +216,7 @@ public final class LimiterDefinitions implements LimiterResolver {
                 throw new LimiterConfigurationException(property(name, "limits"), configured.getLimits().size() + " limits",
                         "Limiter '" + name + "' sets both limits and limit/window/burst", "Keep either the list of limits or limit and window");
             }
+            from.put("limits", property(name, "limits"));
             return configuredLimits(name, algorithm, configured.getLimits());
         }
         boolean annotatedSingle = annotation != null && (annotation.limit() != 0 || !annotation.window().isBlank());
@@ -229,12 +226,13 @@ public final class LimiterDefinitions implements LimiterResolver {
                         "The annotation sets both limits and limit/window", "Keep either limits or limit and window");
             }
             if (!configuredSingle) {
+                from.put("limits", site);
                 return annotatedLimits(algorithm, annotation, site);
             }
         }
-        long limit = limit(name, configured, annotation, site);
-        Duration window = window(name, configured, annotation, site);
-        long burst = burst(name, algorithm, limit, configured, annotation, site);
+        long limit = limit(name, configured, annotation, site, from);
+        Duration window = window(name, configured, annotation, site, from);
+        long burst = burst(name, algorithm, limit, configured, annotation, site, from);
         return List.of(spec(limit, window, burst, site));
     }
 
@@ -296,11 +294,14 @@ public final class LimiterDefinitions implements LimiterResolver {
         }
     }
 
-    private static long limit(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+    private static long limit(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+            Map<String, String> from) {
         if (configured != null && configured.getLimit() != null) {
+            from.put("limit", property(name, "limit"));
             return positive(configured.getLimit(), property(name, "limit"), "permits per window");
         }
         if (annotation != null && annotation.limit() != 0) {
+            from.put("limit", site);
             return positive(annotation.limit(), attribute("limit", site), "permits per window");
         }
         throw new LimiterConfigurationException(property(name, "limit"), "(not set)",
@@ -308,11 +309,14 @@ public final class LimiterDefinitions implements LimiterResolver {
                 "Set limiter.limiters." + name + ".limit (or limits), or limit in the annotation");
     }
 
-    private static Duration window(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+    private static Duration window(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+            Map<String, String> from) {
         if (configured != null && configured.getWindow() != null) {
+            from.put("window", property(name, "window"));
             return checkWindow(configured.getWindow(), property(name, "window"));
         }
         if (annotation != null && !annotation.window().isBlank()) {
+            from.put("window", site);
             return checkWindow(parse(annotation.window(), attribute("window", site)), attribute("window", site));
         }
         throw new LimiterConfigurationException(property(name, "window"), "(not set)",
@@ -339,18 +343,21 @@ public final class LimiterDefinitions implements LimiterResolver {
     }
 
     private static long burst(String name, Algorithm algorithm, long limit, LimiterProperties.Limiter configured, RateLimited annotation,
-            String site) {
+            String site, Map<String, String> from) {
         Long burst = null;
         String where = null;
         if (configured != null && configured.getBurst() != null) {
             where = property(name, "burst");
             burst = positive(configured.getBurst(), where, "bucket capacity");
+            from.put("burst", where);
         }
         else if (annotation != null && annotation.burst() != 0) {
             where = attribute("burst", site);
             burst = positive(annotation.burst(), where, "bucket capacity");
+            from.put("burst", site);
         }
         if (burst == null) {
+            from.put("burst", "default");
             return limit;
         }
         checkBurst(algorithm, limit, burst, where);
@@ -364,23 +371,31 @@ public final class LimiterDefinitions implements LimiterResolver {
         }
     }
 
-    private static int subWindows(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+    private static int subWindows(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+            Map<String, String> from) {
         if (configured != null && configured.getSubWindows() != null) {
+            from.put("sub-windows", property(name, "sub-windows"));
             return (int) positive(configured.getSubWindows(), property(name, "sub-windows"), "number of sub-windows");
         }
         if (annotation != null && annotation.subWindows() != 0) {
+            from.put("sub-windows", site);
             return (int) positive(annotation.subWindows(), attribute("subWindows", site), "number of sub-windows");
         }
+        from.put("sub-windows", "default");
         return RateLimiterConfig.DEFAULT_SUB_WINDOWS;
     }
 
-    private static Duration maxWait(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+    private static Duration maxWait(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+            Map<String, String> from) {
         if (configured != null && configured.getMaxWait() != null) {
+            from.put("max-wait", property(name, "max-wait"));
             return configured.getMaxWait();
         }
         if (annotation != null && !annotation.maxWait().isBlank()) {
+            from.put("max-wait", site);
             return parse(annotation.maxWait(), attribute("maxWait", site));
         }
+        from.put("max-wait", "default");
         return Duration.ZERO;
     }
 

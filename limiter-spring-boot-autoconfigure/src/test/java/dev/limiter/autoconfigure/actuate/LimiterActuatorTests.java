@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.limiter.Algorithm;
+import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.spring.RateLimited;
@@ -80,6 +82,11 @@ class LimiterActuatorTests {
                 .containsEntry("shadow", "limiter.limiters.search.shadow");
 
             assertThat(endpoint.limiter("nonesuch")).isNull();
+
+            // A limiter the application registers in code took nothing from configuration or annotations.
+            context.getBean(RateLimiterRegistry.class).register("exports", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofMinutes(1)));
+            assertThat(endpoint.limiter("exports").sources()).isEmpty();
+            assertThat(endpoint.limiter("exports").algorithm()).isEqualTo("fixed-window");
         });
     }
 
