@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -19,6 +21,7 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
+import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -213,8 +216,20 @@ public final class LimiterDefinitions implements LimiterResolver {
                 && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
         if (configured != null && !configured.getLimits().isEmpty()) {
             if (configuredSingle) {
-                throw new LimiterConfigurationException(property(name, "limits"), configured.getLimits().size() + " limits",
-                        "Limiter '" + name + "' sets both limits and limit/window/burst", "Keep either the list of limits or limit and window");
+                // Boot's own exception: its failure analysis lists the properties and where each is set.
+                Set<String> set = new LinkedHashSet<>();
+                set.add(property(name, "limits"));
+                if (configured.getLimit() != null) {
+                    set.add(property(name, "limit"));
+                }
+                if (configured.getWindow() != null) {
+                    set.add(property(name, "window"));
+                }
+                if (configured.getBurst() != null) {
+                    set.add(property(name, "burst"));
+                }
+                throw new MutuallyExclusiveConfigurationPropertiesException(set,
+                        List.of(property(name, "limits"), property(name, "limit"), property(name, "window"), property(name, "burst")));
             }
             from.put("limits", property(name, "limits"));
             return configuredLimits(name, algorithm, configured.getLimits());
