@@ -1,10 +1,9 @@
 package dev.limiter.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
-import dev.limiter.Algorithm;
-import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 
@@ -32,15 +31,8 @@ public record ScriptCall(String source, String sha1, List<String> command) {
         RateLimiterConfig config = limiter.config();
         LuaScript script = LuaScript.of(config.algorithm());
         List<String> command = new ArrayList<>(List.of("EVALSHA", script.getSha1(), "1", redis.redisKey(key)));
-        command.add("");
-        command.add("1");
-        command.add(Long.toString(config.maxWaitMicros()));
-        command.add(config.algorithm() == Algorithm.SLIDING_WINDOW ? Integer.toString(config.subWindows()) : "");
-        for (LimitSpec limit : config.limits()) {
-            command.add(Long.toString(limit.limit()));
-            command.add(Long.toString(limit.windowMicros()));
-            command.add(Long.toString(limit.burst()));
-        }
+        // The same arguments the limiter sends, time left to Redis.
+        command.addAll(Arrays.asList(ScriptCodec.of(config).arguments(null, 1)));
         return new ScriptCall(script.getScriptAsString(), script.getSha1(), List.copyOf(command));
     }
 }

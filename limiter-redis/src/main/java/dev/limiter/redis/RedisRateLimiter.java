@@ -1,22 +1,16 @@
 package dev.limiter.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
-import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
-import dev.limiter.LimitSpec;
 import dev.limiter.LimiterClock;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
@@ -48,7 +42,7 @@ final class RedisRateLimiter implements RateLimiter {
     private final String keyTail;
 
     /** ARGV from index 2 on: permits (filled per call), max-wait, parameter, limits. */
-    private final String[] argsTemplate;
+    private final ScriptCodec codec;
 
     private final LimiterClock clock;
 
@@ -76,42 +70,14 @@ final class RedisRateLimiter implements RateLimiter {
         this.reactive = reactive;
         this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
-        this.argsTemplate = argsTemplate(config);
-        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + fingerprint(argsTemplate);
+        this.codec = ScriptCodec.of(config);
+        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + codec.fingerprint();
         this.clock = clock;
         this.availability = availability;
         this.policy = policy;
         this.shares = shares;
         this.listener = listener;
         this.denyCache = denyCache;
-    }
-
-    private static String[] argsTemplate(RateLimiterConfig config) {
-        List<LimitSpec> limits = config.limits();
-        String[] args = new String[4 + 3 * limits.size()];
-        args[2] = Long.toString(config.maxWaitMicros());
-        args[3] = (config.algorithm() == Algorithm.SLIDING_WINDOW) ? Integer.toString(config.subWindows()) : "";
-        for (int i = 0; i < limits.size(); i++) {
-            LimitSpec limit = limits.get(i);
-            args[4 + 3 * i] = Long.toString(limit.limit());
-            args[5 + 3 * i] = Long.toString(limit.windowMicros());
-            args[6 + 3 * i] = Long.toString(limit.burst());
-        }
-        return args;
-    }
-
-    /**
-     * Short digest of the configuration, part of every key: after a change of limits the old state
-     * is simply not read again (and expires), so it can never enforce the old limits.
-     */
-    private static String fingerprint(String[] argsTemplate) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join(",", argsTemplate).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 4);
-        }
-        catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-        }
     }
 
     @Override
@@ -213,9 +179,9 @@ final class RedisRateLimiter implements RateLimiter {
      * for the local failure policy, told to the listener.
      */
     private Decision fromRedis(String redisKey, String key, long permits, List<?> reply, long redisNanos) {
-        Decision decision = decision(reply);
+        Decision decision = codec.decision(reply);
         if (shares != null) {
-            shares.observe(key, (int) number(reply, 1) - 1, decision.remaining(), number(reply, 3));
+            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, decision.remaining(), ScriptCodec.resetAfterMicros(reply));
         }
         if (denyCache != null) {
             denyCache.remember(redisKey, permits, decision);
@@ -231,11 +197,8 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The script's arguments for a request of {@code permits}. */
     private Object[] args(long permits) {
-        Object[] args = argsTemplate.clone();
-        // Empty time: the script reads Redis TIME, so application clocks never matter.
-        args[0] = (clock != null) ? Long.toString(clock.nowMicros()) : "";
-        args[1] = Long.toString(permits);
-        return args;
+        // No time: the script reads Redis TIME, so application clocks never matter.
+        return codec.arguments((clock != null) ? clock.nowMicros() : null, permits);
     }
 
     @Override
@@ -244,7 +207,7 @@ final class RedisRateLimiter implements RateLimiter {
             String redisKey = redisKey(key);
             try {
                 // No permits: the script decides nothing and writes nothing; its reply is the quota.
-                return Quota.of(decision(redis.execute(script, redisKey, args(0))));
+                return Quota.of(codec.decision(redis.execute(script, redisKey, args(0))));
             }
             catch (RuntimeException ex) {
                 availability.failed(redisKey, ex);
@@ -279,16 +242,6 @@ final class RedisRateLimiter implements RateLimiter {
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
         return policy;
-    }
-
-    /** The decision of a script's reply (see lib.lua). */
-    private Decision decision(List<?> reply) {
-        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
-                number(reply, 6), number(reply, 7), DecisionSource.REDIS);
-    }
-
-    private static long number(List<?> reply, int index) {
-        return ((Number) reply.get(index)).longValue();
     }
 
     private static void checkPermits(long permits) {

@@ -1,0 +1,99 @@
+package dev.limiter.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiterConfig;
+
+/**
+ * The arguments an algorithm's script takes and the reply it gives, as {@code lib.lua} states them:
+ * ARGV is time (empty for Redis {@code TIME}), permits, max-wait, the algorithm's parameter, then
+ * limit, window and burst of each limit; the reply is the decision's numbers. One per configuration,
+ * immutable; the Redis limiters and the benchmarks encode and decode through it.
+ */
+public final class ScriptCodec {
+
+    private final RateLimiterConfig config;
+
+    private final String[] template;
+
+    private final String fingerprint;
+
+    private ScriptCodec(RateLimiterConfig config) {
+        this.config = config;
+        List<LimitSpec> limits = config.limits();
+        String[] args = new String[4 + 3 * limits.size()];
+        args[2] = Long.toString(config.maxWaitMicros());
+        args[3] = (config.algorithm() == Algorithm.SLIDING_WINDOW) ? Integer.toString(config.subWindows()) : "";
+        for (int i = 0; i < limits.size(); i++) {
+            LimitSpec limit = limits.get(i);
+            args[4 + 3 * i] = Long.toString(limit.limit());
+            args[5 + 3 * i] = Long.toString(limit.windowMicros());
+            args[6 + 3 * i] = Long.toString(limit.burst());
+        }
+        this.template = args;
+        this.fingerprint = fingerprint(args);
+    }
+
+    /** The codec of {@code config}'s script calls. */
+    public static ScriptCodec of(RateLimiterConfig config) {
+        return new ScriptCodec(config);
+    }
+
+    /**
+     * The script's arguments for a request of {@code permits} (0 reads the quota).
+     *
+     * @param nowMicros the time to decide at, or null for Redis' own {@code TIME}, as in production
+     */
+    public String[] arguments(Long nowMicros, long permits) {
+        String[] args = template.clone();
+        args[0] = (nowMicros != null) ? Long.toString(nowMicros) : "";
+        args[1] = Long.toString(permits);
+        return args;
+    }
+
+    /**
+     * Short digest of the configuration, part of every key: after a change of limits the old state
+     * is simply not read again (and expires), so it can never enforce the old limits.
+     */
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    /** The decision of a script's reply, made by Redis. */
+    public Decision decision(List<?> reply) {
+        return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
+                number(reply, 6), number(reply, 7), DecisionSource.REDIS);
+    }
+
+    /** The 1-based index of the limit a reply reports on. */
+    static int reportedLimit(List<?> reply) {
+        return (int) number(reply, 1);
+    }
+
+    /** Microseconds until every limit of the key is whole again, from a reply. */
+    static long resetAfterMicros(List<?> reply) {
+        return number(reply, 3);
+    }
+
+    private static long number(List<?> reply, int index) {
+        return ((Number) reply.get(index)).longValue();
+    }
+
+    private static String fingerprint(String[] template) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join(",", template).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 4);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+}
