@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The answer of a rate limiter to one request: whether it may proceed, and how the quota stands
  * afterwards. With several limits, {@code limit}, {@code remaining} and {@code limitResetAfter} are
@@ -26,7 +28,7 @@ import java.util.Objects;
  *     the same, wherever they were made.
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration limitResetAfter, Duration retryAfter,
-        Duration waitFor, LimitSpec violatedLimit, DecisionSource source) {
+        Duration waitFor, @Nullable LimitSpec violatedLimit, DecisionSource source) {
 
     /** Retry-after of a request that can never pass, because it costs more than the capacity. */
     public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();
@@ -53,13 +55,13 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
      * exact with a single limit.
      */
     public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter, Duration waitFor,
-            LimitSpec violatedLimit, DecisionSource source) {
+            @Nullable LimitSpec violatedLimit, DecisionSource source) {
         this(allowed, limit, remaining, resetAfter, resetAfter, retryAfter, waitFor, violatedLimit, source);
     }
 
     /** A decision made in memory. */
     public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter, Duration waitFor,
-            LimitSpec violatedLimit) {
+            @Nullable LimitSpec violatedLimit) {
         this(allowed, limit, remaining, resetAfter, retryAfter, waitFor, violatedLimit, DecisionSource.MEMORY);
     }
 
@@ -75,7 +77,7 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
 
     /** Equal when everything but the {@link #source} is. */
     @Override
-    public boolean equals(Object other) {
+    public boolean equals(@Nullable Object other) {
         return this == other || other instanceof Decision that && allowed == that.allowed && limit == that.limit && remaining == that.remaining
                 && resetAfter.equals(that.resetAfter) && limitResetAfter.equals(that.limitResetAfter) && retryAfter.equals(that.retryAfter)
                 && waitFor.equals(that.waitFor) && Objects.equals(violatedLimit, that.violatedLimit);

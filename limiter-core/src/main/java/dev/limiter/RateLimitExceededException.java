@@ -1,5 +1,7 @@
 package dev.limiter;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a rate limited call is rejected. Carries the {@link Decision}, so handlers can tell
  * the caller when to retry; the web integration turns it into {@code 429 Too Many Requests}.
@@ -8,10 +10,11 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final String limiterName;
 
-    private final transient Decision decision;
+    /** Null only in an exception deserialized from elsewhere: a decision is not serialized. */
+    private final transient @Nullable Decision decision;
 
     /** Built when first asked for: most rejections are answered without anyone reading it. */
-    private String message;
+    private @Nullable String message;
 
     public RateLimitExceededException(String limiterName, Decision decision) {
         super(null, null, false, false);
@@ -27,7 +30,7 @@ public class RateLimitExceededException extends RuntimeException {
         return message;
     }
 
-    private static String message(String limiterName, Decision decision) {
+    private static String message(String limiterName, @Nullable Decision decision) {
         if (decision == null) {
             // Only after deserialization, which drops the decision.
             return "Rate limit '" + limiterName + "' exceeded";
@@ -45,8 +48,8 @@ public class RateLimitExceededException extends RuntimeException {
         return limiterName;
     }
 
-    /** The rejecting decision. */
-    public Decision getDecision() {
+    /** The rejecting decision; null only in an exception deserialized from elsewhere, which loses it. */
+    public @Nullable Decision getDecision() {
         return decision;
     }
 }

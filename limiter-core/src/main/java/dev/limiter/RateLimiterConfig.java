@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Everything a limiter decides by: its algorithm, one or more limits checked together (such as 10
  * per second and 1000 per hour), and the algorithm's options. Immutable and validated.
@@ -21,7 +23,7 @@ import java.util.List;
  *     backend's default
  */
 public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
-        FailurePolicy onRedisFailure) {
+        @Nullable FailurePolicy onRedisFailure) {
 
     /** Sub-windows of a sliding window unless configured. */
     public static final int DEFAULT_SUB_WINDOWS = 10;
@@ -119,7 +121,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
 
         private Duration maxWait = Duration.ZERO;
 
-        private FailurePolicy onRedisFailure;
+        private @Nullable FailurePolicy onRedisFailure;
 
         private Builder(Algorithm algorithm) {
             this.algorithm = algorithm;
@@ -149,7 +151,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         }
 
         /** What a Redis limiter decides while Redis fails; null (the default) leaves it to the backend. */
-        public Builder onRedisFailure(FailurePolicy onRedisFailure) {
+        public Builder onRedisFailure(@Nullable FailurePolicy onRedisFailure) {
             this.onRedisFailure = onRedisFailure;
             return this;
         }
@@ -175,7 +177,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
     }
 
     /** The same configuration with its own policy for Redis failures (null: the backend's default). */
-    public RateLimiterConfig withOnRedisFailure(FailurePolicy onRedisFailure) {
+    public RateLimiterConfig withOnRedisFailure(@Nullable FailurePolicy onRedisFailure) {
         return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
     }
 

@@ -6,6 +6,8 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /** In-memory twin of {@code fixed-window.lua}; see docs/algorithms.md. */
 final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
 
@@ -16,7 +18,7 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
     }
 
     @Override
-    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long[] index = new long[n];

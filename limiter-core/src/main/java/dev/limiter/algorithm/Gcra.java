@@ -6,6 +6,8 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /** In-memory twin of {@code gcra.lua}; see docs/algorithms.md. */
 final class Gcra implements LocalAlgorithm<Gcra.State> {
 
@@ -27,7 +29,7 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
     }
 
     @Override
-    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long at = Math.max(now, (state != null) ? state.last() : now);

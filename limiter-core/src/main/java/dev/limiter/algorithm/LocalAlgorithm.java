@@ -4,6 +4,8 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 
 /**
  * The in-memory twin of an algorithm's Lua script: the same decision with the same arithmetic, on
@@ -32,7 +34,7 @@ public interface LocalAlgorithm<S> {
      * @param state the key's state, or null when it is idle (never used, or expired)
      * @return the decision and the state after it
      */
-    Step<S> apply(S state, RateLimiterConfig config, long now, long permits);
+    Step<S> apply(@Nullable S state, RateLimiterConfig config, long now, long permits);
 
     /**
      * Outcome of one request: the decision and what to keep.
@@ -41,7 +43,7 @@ public interface LocalAlgorithm<S> {
      * @param changed whether the state must be written (false: keep the old state and its expiry)
      * @param ttlMicros how long the new state matters; after that the key is idle again
      */
-    record Step<S>(Decision decision, S state, boolean changed, long ttlMicros) {
+    record Step<S>(Decision decision, @Nullable S state, boolean changed, long ttlMicros) {
 
         static <S> Step<S> unchanged(Decision decision) {
             return new Step<>(decision, null, false, 0);

@@ -7,6 +7,8 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /** In-memory twin of {@code sliding-log.lua}; see docs/algorithms.md. */
 final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
 
@@ -24,7 +26,7 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
     }
 
     @Override
-    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long[] times = (state != null) ? state.times() : NONE;

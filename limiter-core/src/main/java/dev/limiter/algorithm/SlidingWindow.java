@@ -7,6 +7,8 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /** In-memory twin of {@code sliding-window.lua}; see docs/algorithms.md. */
 final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
 
@@ -21,7 +23,7 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
     }
 
     @Override
-    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long subWindows = config.subWindows();

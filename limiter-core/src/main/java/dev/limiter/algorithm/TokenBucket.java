@@ -6,6 +6,8 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /** In-memory twin of {@code token-bucket.lua}; see docs/algorithms.md. */
 final class TokenBucket implements LocalAlgorithm<TokenBucket.State> {
 
@@ -28,7 +30,7 @@ final class TokenBucket implements LocalAlgorithm<TokenBucket.State> {
     }
 
     @Override
-    public Step<State> apply(State state, RateLimiterConfig config, long now, long permits) {
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long last = (state != null) ? state.last() : now;

@@ -6,6 +6,8 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 
+import org.jspecify.annotations.Nullable;
+
 
 /** Creates limiters that keep their state in this process, bounded to a number of keys per limiter. */
 public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
@@ -65,8 +67,8 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
             return this;
         }
 
-        /** Tells {@code listener} of every decision the limiters make. */
-        public Builder listener(DecisionListener listener) {
+        /** Tells {@code listener} of every decision the limiters make; null tells no one. */
+        public Builder listener(@Nullable DecisionListener listener) {
             this.listener = (listener != null) ? listener : DecisionListener.NONE;
             return this;
         }

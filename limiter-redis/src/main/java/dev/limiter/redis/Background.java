@@ -8,6 +8,7 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one daemon thread of a Redis limiter factory, started when first needed: it probes a failed
@@ -17,7 +18,8 @@ final class Background {
 
     private static final Log logger = LogFactory.getLog(Background.class);
 
-    private ScheduledExecutorService executor;
+    /** Started on first use. */
+    private @Nullable ScheduledExecutorService executor;
 
     private boolean closed;
 

@@ -3,6 +3,7 @@ package dev.limiter.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
@@ -27,7 +28,7 @@ final class BlockingScripts {
     private final RedisOperations<String, String> redis;
 
     /** The template whose connection runs the scripts directly; null to go through {@code execute(RedisScript, ...)}. */
-    private final RedisTemplate<?, ?> direct;
+    private final @Nullable RedisTemplate<?, ?> direct;
 
     BlockingScripts(RedisOperations<String, String> redis) {
         this.redis = redis;

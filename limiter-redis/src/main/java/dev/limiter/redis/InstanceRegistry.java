@@ -8,6 +8,7 @@ import dev.limiter.LimiterClock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -34,7 +35,7 @@ final class InstanceRegistry {
 
     private final Duration interval;
 
-    private final LimiterClock clock;
+    private final @Nullable LimiterClock clock;
 
     /** The number of instances configured instead of counted, or 0 to count them. */
     private final int configured;
@@ -47,7 +48,8 @@ final class InstanceRegistry {
      * @param clock time passed to the script, or null to use Redis TIME
      * @param configured instances to divide by instead of those counted, or 0 to count them
      */
-    InstanceRegistry(RedisOperations<String, String> redis, String keyPrefix, Duration interval, LimiterClock clock, int configured) {
+    InstanceRegistry(RedisOperations<String, String> redis, String keyPrefix, Duration interval, @Nullable LimiterClock clock,
+            int configured) {
         this.redis = redis;
         // A tag of its own: no limiter's key can equal it, since theirs hold "<name>:" inside the braces.
         this.key = keyPrefix + ":{instances}";

@@ -10,6 +10,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Rejections Redis gave, remembered in this process until their retry-after: a flood on a key that
  * is over its limit then costs Redis about one call per retry-after period per instance instead of
@@ -41,7 +43,7 @@ final class LocalDenyCache {
      * @param maxKeys most keys remembered at once; the least recently used are forgotten first
      * @param clock the time source, in microseconds; monotonic time when null
      */
-    LocalDenyCache(int maxKeys, LimiterClock clock) {
+    LocalDenyCache(int maxKeys, @Nullable LimiterClock clock) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("the local deny cache must hold at least 1 key but maxKeys was " + maxKeys);
         }
@@ -107,7 +109,7 @@ final class LocalDenyCache {
      * The remembered rejection that also answers {@code permits} permits for {@code redisKey} now,
      * with its times counted down; null when Redis must decide.
      */
-    Decision rejection(String redisKey, long permits) {
+    @Nullable Decision rejection(String redisKey, long permits) {
         Denial denial = denials.getIfPresent(redisKey);
         if (denial == null || permits < denial.permits()) {
             return null;

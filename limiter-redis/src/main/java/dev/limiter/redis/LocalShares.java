@@ -17,6 +17,8 @@ import dev.limiter.memory.InMemoryRateLimiterFactory;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What {@link FailurePolicy#LOCAL} decides while Redis cannot answer: for each key, this instance's
  * share of what Redis last said of it, not a fresh limit. Every Redis answer is remembered (its
@@ -44,7 +46,7 @@ final class LocalShares {
     private final Cache<String, Entry> entries;
 
     /** The in-memory limiter on each limit's share, for the instance count it was made for. */
-    private volatile Shares shares;
+    private volatile @Nullable Shares shares;
 
     private record Shares(int instances, InMemoryRateLimiter<?> limiter) {
     }
@@ -56,10 +58,10 @@ final class LocalShares {
     /** A key: Redis' last word on it, and the allowance this instance drew from that word. */
     private static final class Entry {
 
-        volatile Observation last;
+        volatile @Nullable Observation last;
 
         /** Guarded by this entry. */
-        Allowance allowance;
+        @Nullable Allowance allowance;
     }
 
     LocalShares(String name, RateLimiterConfig config, InMemoryRateLimiterFactory local, LimiterClock clock, IntSupplier instances,
@@ -144,7 +146,7 @@ final class LocalShares {
      */
     private final class Allowance {
 
-        final Observation basis;
+        final @Nullable Observation basis;
 
         final int instances;
 
@@ -153,7 +155,7 @@ final class LocalShares {
 
         private long at;
 
-        Allowance(Observation basis, int instances, long now) {
+        Allowance(@Nullable Observation basis, int instances, long now) {
             this.basis = basis;
             this.instances = instances;
             if (basis != null) {

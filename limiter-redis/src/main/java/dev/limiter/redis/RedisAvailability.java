@@ -11,6 +11,7 @@ import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.QueryTimeoutException;
@@ -47,7 +48,7 @@ final class RedisAvailability {
 
     private final long outageAfterNanos;
 
-    private final Runnable recoveryAction;
+    private final @Nullable Runnable recoveryAction;
 
     private final Background background;
 
@@ -61,14 +62,14 @@ final class RedisAvailability {
     private static final long NOT_FAILING = Long.MIN_VALUE;
 
     /** Key of the call whose failure opened the breaker; null when it was for no key (start-up): then the probe pings. */
-    private volatile String failedKey;
+    private volatile @Nullable String failedKey;
 
     /**
      * @param outageAfter how long calls must keep failing, none succeeding, before Redis counts as out
      * @param recoveryAction run after each probe that finds Redis still failing; may be null
      */
-    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval, Duration outageAfter, Runnable recoveryAction,
-            Background background, LongSupplier nanoTime) {
+    RedisAvailability(RedisOperations<String, String> redis, Duration probeInterval, Duration outageAfter,
+            @Nullable Runnable recoveryAction, Background background, LongSupplier nanoTime) {
         this.redis = redis;
         this.probeInterval = probeInterval;
         this.outageAfterNanos = outageAfter.toNanos();
@@ -98,7 +99,7 @@ final class RedisAvailability {
      *     call for no key in particular
      * @return whether Redis now counts as out; false means this call alone failed
      */
-    boolean failed(String redisKey, RuntimeException ex) {
+    boolean failed(@Nullable String redisKey, RuntimeException ex) {
         if (!available.get()) {
             return true;
         }
@@ -129,13 +130,13 @@ final class RedisAvailability {
      *
      * @param redisKey the key a probe should use, or null to ping
      */
-    void unavailable(String redisKey, String evidence, RuntimeException ex) {
+    void unavailable(@Nullable String redisKey, String evidence, RuntimeException ex) {
         if (available.get()) {
             open(redisKey, evidence, ex);
         }
     }
 
-    private void open(String redisKey, String evidence, RuntimeException ex) {
+    private void open(@Nullable String redisKey, String evidence, RuntimeException ex) {
         if (available.compareAndSet(true, false)) {
             failedKey = redisKey;
             Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
@@ -155,7 +156,7 @@ final class RedisAvailability {
      * What in {@code ex} shows that Redis is out, not merely slow once; null when nothing does. Matched
      * on Spring's and the JDK's types and on messages, so that the core needs no particular client.
      */
-    static String outageEvidence(Throwable ex) {
+    static @Nullable String outageEvidence(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
             if (cause instanceof QueryTimeoutException || cause.getClass().getName().endsWith("CommandTimeoutException")) {
                 // A slow answer is no evidence, wherever in the chain a connection error stands.

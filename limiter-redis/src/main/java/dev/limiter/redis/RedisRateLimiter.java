@@ -17,6 +17,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.RedisOperations;
 
 /**
@@ -33,7 +34,7 @@ final class RedisRateLimiter implements RateLimiter {
     private final BlockingScripts redis;
 
     /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
-    private final ReactiveScripts reactive;
+    private final @Nullable ReactiveScripts reactive;
 
     private final LuaScript script;
 
@@ -44,26 +45,26 @@ final class RedisRateLimiter implements RateLimiter {
     /** ARGV from index 2 on: permits (filled per call), max-wait, parameter, limits. */
     private final ScriptCodec codec;
 
-    private final LimiterClock clock;
+    private final @Nullable LimiterClock clock;
 
     private final RedisAvailability availability;
 
     private final FailurePolicy policy;
 
     /** What {@link FailurePolicy#LOCAL} decides from; null for the other policies. */
-    private final LocalShares shares;
+    private final @Nullable LocalShares shares;
 
     private final DecisionListener listener;
 
     /** Rejections remembered until their retry-after; null when the factory has no deny cache. */
-    private final LocalDenyCache denyCache;
+    private final @Nullable LocalDenyCache denyCache;
 
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
-    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, ReactiveScripts reactive,
-            String keyPrefix, LimiterClock clock, RedisAvailability availability, FailurePolicy policy, LocalShares shares,
-            DecisionListener listener, LocalDenyCache denyCache) {
+    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, @Nullable ReactiveScripts reactive,
+            String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability, FailurePolicy policy,
+            @Nullable LocalShares shares, DecisionListener listener, @Nullable LocalDenyCache denyCache) {
         this.name = RateLimiterFactory.checkName(name);
         this.config = config;
         this.redis = new BlockingScripts(redis);
@@ -163,7 +164,7 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     /** The rejection the local deny cache remembers for this request, told to the listener; null when Redis must decide. */
-    private Decision remembered(String redisKey, long permits) {
+    private @Nullable Decision remembered(String redisKey, long permits) {
         if (denyCache == null) {
             return null;
         }

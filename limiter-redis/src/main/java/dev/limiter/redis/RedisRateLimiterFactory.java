@@ -15,6 +15,7 @@ import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.ReactiveRedisOperations;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
@@ -51,12 +52,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private final RedisOperations<String, String> redis;
 
     /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
-    private final ReactiveScripts reactive;
+    private final @Nullable ReactiveScripts reactive;
 
     private final String keyPrefix;
 
     /** Time passed to the scripts; null to use Redis TIME. */
-    private final LimiterClock clock;
+    private final @Nullable LimiterClock clock;
 
     private final FailurePolicy onFailure;
 
@@ -66,7 +67,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     private final RedisAvailability availability;
 
-    private final LocalDenyCache denyCache;
+    private final @Nullable LocalDenyCache denyCache;
 
     private final Background background = new Background();
 
@@ -109,15 +110,15 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         private final RedisOperations<String, String> redis;
 
         /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
-        private ReactiveScripts reactive;
+        private @Nullable ReactiveScripts reactive;
 
         private String keyPrefix = DEFAULT_KEY_PREFIX;
 
-        private LimiterClock clock;
+        private @Nullable LimiterClock clock;
 
         private FailurePolicy onFailure = FailurePolicy.LOCAL;
 
-        private InMemoryRateLimiterFactory local;
+        private @Nullable InMemoryRateLimiterFactory local;
 
         /** Instances sharing each limit as configured; 0 to count them by heartbeat. */
         private int expectedInstances;
@@ -130,7 +131,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
         private LongSupplier nanoTime = System::nanoTime;
 
-        private Runnable recoveryAction;
+        private @Nullable Runnable recoveryAction;
 
         private DecisionListener listener = DecisionListener.NONE;
 
@@ -230,8 +231,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             return this;
         }
 
-        /** Tells {@code listener} of every decision the limiters make, wherever it came from. */
-        public Builder listener(DecisionListener listener) {
+        /** Tells {@code listener} of every decision the limiters make, wherever it came from; null tells no one. */
+        public Builder listener(@Nullable DecisionListener listener) {
             this.listener = (listener != null) ? listener : DecisionListener.NONE;
             return this;
         }
@@ -335,7 +336,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     }
 
     private void loadScripts() {
-        redis.execute((RedisCallback<Void>) connection -> {
+        redis.execute((RedisCallback<@Nullable Void>) connection -> {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }

@@ -20,6 +20,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Timeout;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The behaviour users rely on, run for every algorithm on every backend with the same virtual clock:
  * the Redis scripts and the in-memory twins must be indistinguishable from the outside.
  */
+@RedisTest
 class AlgorithmBehaviourTest {
 
     static final Duration WINDOW = Duration.ofSeconds(10);

@@ -11,6 +11,7 @@ import dev.limiter.property.Agreement;
 import dev.limiter.property.Op;
 import dev.limiter.property.Scenario;
 import dev.limiter.property.ScenarioGenerator;
+import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * history also runs on a limiter with a second, longer limit, so the combination of limits is at
  * the edge too.
  */
+@RedisTest
 class AlgorithmBoundaryTest {
 
     static final Duration WINDOW = Duration.ofSeconds(10);

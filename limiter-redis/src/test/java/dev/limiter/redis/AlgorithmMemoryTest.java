@@ -15,6 +15,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.AfterAll;
@@ -29,6 +30,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * lives after a burst (PTTL), with bounds that must hold; the figures go to
  * {@code target/algorithm-memory.md} for the README's algorithm table.
  */
+@RedisTest
 class AlgorithmMemoryTest {
 
     /** 100 per minute, burst 100, 10 sub-windows: the README's reference limiter. */

@@ -11,6 +11,7 @@ import dev.limiter.property.Agreement;
 import dev.limiter.property.Scenario;
 import dev.limiter.property.ScenarioGenerator;
 import dev.limiter.property.Seeds;
+import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * docs/algorithms.md give identical decisions, request by request, on random scenarios. A failure
  * names its seed; {@code -Dlimiter.property.seed=<n>} replays it alone.
  */
+@RedisTest
 class AlgorithmPropertyTest {
 
     static final int SEEDS = 30;

@@ -31,6 +31,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -57,6 +58,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * blocking path, with the same guarantees (the failure policy decides while Redis fails, NOSCRIPT is
  * no failure, a timed-out script is never sent again), and no thread waiting for Redis.
  */
+@RedisTest
 @Timeout(60)
 class AsyncDecisionTest {
 

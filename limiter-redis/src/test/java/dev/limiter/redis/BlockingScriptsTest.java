@@ -11,6 +11,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Scripts sent straight to a plain template's connection decide as the template's own script
  * executor does; a template subclass keeps its own {@code execute}.
  */
+@RedisTest
 class BlockingScriptsTest {
 
     static final LimitSpec FIVE_PER_10S = LimitSpec.of(5, Duration.ofSeconds(10));

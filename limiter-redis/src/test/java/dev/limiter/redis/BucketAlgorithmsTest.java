@@ -14,6 +14,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Disabled;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * below is worked out by hand from the spec's formulas. Leaky bucket and GCRA are the subject;
  * the token bucket runs too, because the spec makes the three indistinguishable from the outside.
  */
+@RedisTest
 class BucketAlgorithmsTest {
 
     static final LimitSpec THREE_PER_10S = LimitSpec.of(3, Duration.ofSeconds(10));

@@ -23,6 +23,7 @@ import dev.limiter.RateLimiterConfig;
 import dev.limiter.algorithm.GcraModel;
 import dev.limiter.algorithm.LeakyBucketModel;
 import dev.limiter.algorithm.LocalAlgorithm;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,6 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * requests at the same times they must give identical decisions, on Redis and in memory, and equal
  * to the exact reference models. Histories are random but seeded, so a failure replays exactly.
  */
+@RedisTest
 class BucketEquivalenceTest {
 
     static final Algorithm[] BUCKETS = { Algorithm.TOKEN_BUCKET, Algorithm.LEAKY_BUCKET, Algorithm.GCRA };

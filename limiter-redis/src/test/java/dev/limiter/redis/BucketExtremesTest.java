@@ -16,6 +16,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.algorithm.GcraModel;
 import dev.limiter.algorithm.LeakyBucketModel;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * whole-number arithmetic comes closest to the 2^53 of Lua doubles: the largest burst, the slowest
  * refill, and the most permits max-wait may lend (the bucket 2^34 deep in debt).
  */
+@RedisTest
 class BucketExtremesTest {
 
     static final long MAX = LimitSpec.MAX_LIMIT;

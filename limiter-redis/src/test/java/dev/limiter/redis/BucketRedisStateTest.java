@@ -9,6 +9,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * What the bucket scripts leave in Redis: a small hash of whole numbers per key, with a TTL of
  * exactly reset-after rounded up to the millisecond, and nothing at all for a rejected request.
  */
+@RedisTest
 class BucketRedisStateTest {
 
     /** Redis counts TTLs in real time: allow for the time between the script and the PTTL that reads it. */

@@ -12,6 +12,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedisCluster;
 import dev.limiter.test.VirtualClock;
 
@@ -29,6 +30,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * its in-memory twin, with two limits and keys spread over all masters: a script touches only keys
  * of one hash tag, so the cluster never answers CROSSSLOT and the decisions are the standalone ones.
  */
+@RedisTest
 class ClusterAgreementTest {
 
     static final RateLimiterConfig CONFIG = RateLimiterConfig.of(Algorithm.FIXED_WINDOW, LimitSpec.of(7, Duration.ofSeconds(10)),

@@ -16,6 +16,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -26,6 +27,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /** A decision listener hears every decision with what made it: Redis (and how long it took), memory, or a failure policy. */
+@RedisTest
 class DecisionListenerTest {
 
     static final LimitSpec TWO_PER_MINUTE = LimitSpec.of(2, Duration.ofMinutes(1));

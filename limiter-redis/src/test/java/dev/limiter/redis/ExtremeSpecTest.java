@@ -11,6 +11,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * turns replies into 64-bit integers, so large products of window and burst are where script and
  * twin could part ways.
  */
+@RedisTest
 class ExtremeSpecTest {
 
     final VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + 1_234_567);

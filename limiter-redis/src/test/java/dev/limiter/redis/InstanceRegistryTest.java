@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** Instances count each other through heartbeats in Redis; a key of its own, with a TTL. Time is virtual. */
+@RedisTest
 class InstanceRegistryTest {
 
     static final Duration INTERVAL = Duration.ofSeconds(5);

@@ -10,6 +10,7 @@ import java.util.Random;
 
 import dev.limiter.Algorithm;
 import dev.limiter.LimitSpec;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * characters, unpaired surrogates, astral code points) and of any length up to a megabyte: every
  * key stays bounded, keeps its hash tag, never collides with another, and works in Redis.
  */
+@RedisTest
 class KeyFuzzTest {
 
     /** Characters weighted towards the troublesome ones. */

@@ -12,6 +12,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The local deny cache: after Redis rejects a key, the same request is rejected here until the
  * retry-after Redis gave, without a call to Redis; then Redis decides again.
  */
+@RedisTest
 class LocalDenyCacheTest {
 
     static final LimitSpec TWO_PER_TEN_SECONDS = LimitSpec.of(2, Duration.ofSeconds(10));

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
 import org.junit.jupiter.api.Assumptions;
@@ -24,6 +25,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Several application instances, each a JVM of its own with many threads, share one limit through
  * Redis: together they admit exactly the limit, also when their clocks disagree by minutes.
  */
+@RedisTest
 @Timeout(300)
 class ManyInstancesTest {
 

@@ -14,6 +14,7 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Reading a key's quota takes nothing and writes nothing, and reports what the last decision left:
  * for every algorithm, on Redis and in memory.
  */
+@RedisTest
 class QuotaTest {
 
     static final List<LimitSpec> LIMITS = List.of(LimitSpec.of(5, Duration.ofSeconds(1)), LimitSpec.of(20, Duration.ofMinutes(1)));

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.limiter.test.RedisTest;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.QueryTimeoutException;
@@ -16,6 +18,7 @@ import org.springframework.data.redis.RedisSystemException;
  * Redis counts as out on evidence only: a refused or lost connection, Redis saying it cannot serve, or
  * calls failing for the outage time with none succeeding. Elapsed time is virtual.
  */
+@RedisTest
 class RedisAvailabilityTest {
 
     static final Duration OUTAGE_AFTER = Duration.ofSeconds(1);

@@ -15,6 +15,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -38,6 +39,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * A Redis outage never reaches callers: the failure policy decides at once (local, allow or deny),
  * and decisions come from Redis again soon after it answers.
  */
+@RedisTest
 @Timeout(60)
 class RedisFailurePolicyTest {
 

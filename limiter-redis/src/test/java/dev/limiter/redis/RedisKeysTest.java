@@ -17,6 +17,7 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * User-supplied key text must neither move the Redis Cluster hash tag nor make two keys share state.
  */
+@RedisTest
 class RedisKeysTest {
 
     static final String MEGABYTE = "k".repeat(1 << 20);

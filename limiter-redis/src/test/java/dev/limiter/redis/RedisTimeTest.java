@@ -8,12 +8,14 @@ import java.util.concurrent.TimeUnit;
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
+import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** Without an explicit clock the scripts take time from Redis TIME, as they do in production. */
+@RedisTest
 class RedisTimeTest {
 
     @Test

@@ -10,6 +10,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * that falling back to memory changes where state lives, not how it is judged. Fractional rates
  * (7 per 10 s) and burst above limit exercise the floating-point paths.
  */
+@RedisTest
 class ScriptTwinAgreementTest {
 
     static final LimitSpec SPEC = LimitSpec.of(7, Duration.ofSeconds(10)).withBurst(9);

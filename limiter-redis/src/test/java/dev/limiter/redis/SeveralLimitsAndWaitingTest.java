@@ -11,6 +11,7 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * on fixed window and token bucket: several limits decided together, waiting with max-wait, and
  * configuration changes never reading old state.
  */
+@RedisTest
 class SeveralLimitsAndWaitingTest {
 
     static final LimitSpec THREE_PER_SECOND = LimitSpec.of(3, Duration.ofSeconds(1));

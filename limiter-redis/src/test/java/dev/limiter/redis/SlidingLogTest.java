@@ -16,6 +16,7 @@ import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
  * otherwise: 5 per 10 s, starting 3.25 s into an epoch-aligned hour. In Redis the log is a sorted
  * set with one entry per admitted request (member: running permit total and cost).
  */
+@RedisTest
 class SlidingLogTest {
 
     static final long E = SlidingWindowTest.E;

@@ -15,6 +15,7 @@ import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * Unless a test says otherwise: 5 per 10 s in 10 sub-windows of 1 s, starting 3.25 s into an
  * epoch-aligned hour, so the first sub-window used leaves the window 9.75 s after the start.
  */
+@RedisTest
 class SlidingWindowTest {
 
     /**

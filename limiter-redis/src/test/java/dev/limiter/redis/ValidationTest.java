@@ -11,6 +11,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Limiter names go into configuration keys and Redis keys unescaped, and prefixes sit before the hash
  * tag: anything that could break either must be refused up front, by both backends alike.
  */
+@RedisTest
 class ValidationTest {
 
     static final LimitSpec SPEC = LimitSpec.of(5, Duration.ofSeconds(10));

@@ -22,6 +22,7 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
  * blocking, before the method runs), waiting on timers, falling back with the same type, and every
  * decision recorded once.
  */
+@RedisTest
 @Timeout(60)
 class AsyncInterceptionTests {
 

@@ -15,6 +15,7 @@ import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
+import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,6 +28,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /** Tests of {@link LimiterAutoConfiguration}: which backend is chosen, and when the user's beans or settings win. */
+@RedisTest
 class LimiterAutoConfigurationTests {
 
     private final String keyPrefix = TestRedisProperties.uniqueKeyPrefix();

@@ -14,6 +14,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
 import io.lettuce.core.ClientOptions;
@@ -34,6 +35,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * The limiters' own connection serves asynchronous decisions through the reactive API, bounded by
  * {@code limiter.redis.timeout} like blocking ones, whatever the application's client options.
  */
+@RedisTest
 @Timeout(60)
 class ReactiveRedisConnectionTests {
 

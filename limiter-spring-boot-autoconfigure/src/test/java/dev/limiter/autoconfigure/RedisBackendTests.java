@@ -9,6 +9,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** Tests of {@code @RateLimited} methods on the Redis backend, against the real test Redis. */
+@RedisTest
 class RedisBackendTests {
 
     /** Per test (JUnit makes an instance per test), so tests never share limiter state. */

@@ -17,6 +17,7 @@ import dev.limiter.autoconfigure.RedisOutageTests.Service;
 import dev.limiter.autoconfigure.RedisOutageTests.ServiceConfiguration;
 import dev.limiter.autoconfigure.RedisSwitches.Switch;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedisCluster;
 import dev.limiter.test.VirtualClock;
 
@@ -37,6 +38,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * reaches a caller, limiters follow their failure policy until the replica is promoted, and then
  * decide in Redis again, once, without going back and forth.
  */
+@RedisTest
 @Timeout(180)
 class RedisClusterTests {
 

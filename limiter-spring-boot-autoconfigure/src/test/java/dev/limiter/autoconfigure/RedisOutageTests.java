@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
 import org.junit.jupiter.api.AfterEach;
@@ -38,6 +39,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * auto-configured stack (the limiters' own connection with its short timeout): no exception but
  * rejections reaches a caller, no call stalls, and Redis decides again soon after it answers.
  */
+@RedisTest
 @Timeout(120)
 class RedisOutageTests {
 

@@ -17,6 +17,7 @@ import dev.limiter.autoconfigure.RedisOutageTests.Load;
 import dev.limiter.autoconfigure.RedisOutageTests.Service;
 import dev.limiter.autoconfigure.RedisOutageTests.ServiceConfiguration;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedisSentinel;
 import dev.limiter.test.VirtualClock;
 
@@ -37,6 +38,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * under load no error but rejections reaches a caller and decisions come from Redis again, on the
  * promoted replica, once the sentinels have failed over.
  */
+@RedisTest
 @Timeout(120)
 class RedisSentinelTests {
 

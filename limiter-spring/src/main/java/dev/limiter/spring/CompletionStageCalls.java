@@ -9,6 +9,7 @@ import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 
 /**
@@ -27,7 +28,7 @@ final class CompletionStageCalls {
     private CompletionStageCalls() {
     }
 
-    static Object limit(MethodInvocation invocation, LimitedMethod limited, RateLimitedMethods prepared) throws Throwable {
+    static @Nullable Object limit(MethodInvocation invocation, LimitedMethod limited, RateLimitedMethods prepared) throws Throwable {
         Object target = invocation.getThis();
         Object[] args = invocation.getArguments();
         DecisionOutcomes outcomes = prepared.outcomes();
@@ -65,7 +66,8 @@ final class CompletionStageCalls {
     }
 
     /** What becomes of the call once decided, as a stage that never throws but fails. */
-    private static CompletableFuture<Object> proceed(MethodInvocation invocation, LimitedMethod limited, Object target, Object[] args,
+    private static CompletableFuture<Object> proceed(MethodInvocation invocation, LimitedMethod limited, @Nullable Object target,
+            @Nullable Object[] args,
             Decision decision, Outcome outcome, Executor executor) {
         return switch (outcome) {
             case REJECTED -> CompletableFuture.failedFuture(new RateLimitExceededException(limited.limiter().name(), decision));
@@ -105,6 +107,6 @@ final class CompletionStageCalls {
     @FunctionalInterface
     private interface StageSupplier {
 
-        Object get() throws Throwable;
+        @Nullable Object get() throws Throwable;
     }
 }

@@ -1,5 +1,6 @@
 package dev.limiter.spring;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import reactor.util.context.ContextView;
@@ -14,7 +15,7 @@ final class CurrentServerExchange {
     }
 
     /** The exchange's response, or null outside a WebFlux exchange (or without the filter). */
-    static RateLimitResponse response(ContextView context) {
+    static @Nullable RateLimitResponse response(ContextView context) {
         return ServerWebExchangeContextFilter.getExchange(context).map((exchange) -> {
             ServerHttpResponse response = exchange.getResponse();
             return (RateLimitResponse) (policy, rateLimit) -> {

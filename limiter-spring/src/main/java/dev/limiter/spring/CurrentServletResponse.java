@@ -1,6 +1,7 @@
 package dev.limiter.spring;
 
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -32,7 +33,7 @@ final class CurrentServletResponse {
         return (response != null) ? (policy, rateLimit) -> setHeaders(response, policy, rateLimit) : RateLimitResponse.NONE;
     }
 
-    private static HttpServletResponse current() {
+    private static @Nullable HttpServletResponse current() {
         RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
         return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getResponse() : null;
     }

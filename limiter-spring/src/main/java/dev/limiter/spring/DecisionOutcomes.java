@@ -6,6 +6,7 @@ import dev.limiter.Decision;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -52,7 +53,7 @@ class DecisionOutcomes {
      *
      * @return null when the call is not to be limited
      */
-    LimitedMethod.Call evaluate(LimitedMethod method, Object[] args, Object target) {
+    LimitedMethod.@Nullable Call evaluate(LimitedMethod method, @Nullable Object[] args, @Nullable Object target) {
         try {
             return method.call(args, target);
         }
@@ -93,7 +94,7 @@ class DecisionOutcomes {
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(LimitedMethod method, String key, Decision decision, Outcome outcome, RateLimitResponse response) {
+    void record(LimitedMethod method, String key, Decision decision, Outcome outcome, @Nullable RateLimitResponse response) {
         recorder.count(method.decidingLimiter(), decision, outcome);
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
             logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 
 import dev.limiter.RateLimitExceededException;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -39,7 +40,7 @@ final class FallbackMethod {
      *
      * @throws LimiterConfigurationException when no suitable method exists
      */
-    static FallbackMethod resolve(RateLimited annotation, Method limited, Class<?> targetClass) {
+    static @Nullable FallbackMethod resolve(RateLimited annotation, Method limited, Class<?> targetClass) {
         String name = annotation.fallbackMethod().trim();
         if (name.isEmpty()) {
             return null;
@@ -108,8 +109,8 @@ final class FallbackMethod {
     }
 
     /** Calls the fallback on {@code target} with the limited call's arguments, and the exception if it takes one. */
-    Object invoke(Object target, Object[] args, RateLimitExceededException ex) throws Throwable {
-        Object[] arguments = args;
+    @Nullable Object invoke(@Nullable Object target, @Nullable Object[] args, RateLimitExceededException ex) throws Throwable {
+        @Nullable Object[] arguments = args;
         if (takesException) {
             arguments = Arrays.copyOf(args, args.length + 1);
             arguments[args.length] = ex;

@@ -6,6 +6,7 @@ import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
@@ -26,21 +27,21 @@ final class LimitedMethod {
     /** The target class's method, whose parameter names the expressions were checked against. */
     private final Method method;
 
-    private final Expression key;
+    private final @Nullable Expression key;
 
-    private final Expression cost;
+    private final @Nullable Expression cost;
 
     private final String site;
 
     private final ParameterNameDiscoverer parameterNames;
 
-    private final BeanResolver beanResolver;
+    private final @Nullable BeanResolver beanResolver;
 
     private final MissingKeyPolicy onMissingKey;
 
     private final boolean shadow;
 
-    private final FallbackMethod fallback;
+    private final @Nullable FallbackMethod fallback;
 
     private final RateLimitHeaderFields headerFields;
 
@@ -54,9 +55,9 @@ final class LimitedMethod {
      * @param shadow whether rejected calls proceed anyway
      * @param fallback what answers a rejected call, or null to throw
      */
-    LimitedMethod(RateLimiter limiter, Method method, Expression key, Expression cost, String site,
-            ParameterNameDiscoverer parameterNames, BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
-            FallbackMethod fallback) {
+    LimitedMethod(RateLimiter limiter, Method method, @Nullable Expression key, @Nullable Expression cost, String site,
+            ParameterNameDiscoverer parameterNames, @Nullable BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
+            @Nullable FallbackMethod fallback) {
         this.limiter = limiter;
         this.deciding = MeteredRateLimiter.unwrap(limiter);
         this.method = method;
@@ -116,7 +117,7 @@ final class LimitedMethod {
     }
 
     /** Answers a rejected call through the fallback method, called on the target object. */
-    Object fallback(Object target, Object[] args, Decision decision) throws Throwable {
+    @Nullable Object fallback(@Nullable Object target, @Nullable Object[] args, Decision decision) throws Throwable {
         return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
     }
 
@@ -129,7 +130,7 @@ final class LimitedMethod {
      *
      * @return the call's key and cost; null when the call is not to be limited (missing key, skipped)
      */
-    Call call(Object[] args, Object target) {
+    @Nullable Call call(@Nullable Object[] args, @Nullable Object target) {
         EvaluationContext context = context(args, target);
         String key = key(context);
         return (key != null) ? new Call(key, cost(context)) : null;
@@ -139,7 +140,7 @@ final class LimitedMethod {
      * The context one call's key and cost are evaluated in, created once per call; null when neither
      * is an expression.
      */
-    EvaluationContext context(Object[] args, Object target) {
+    @Nullable EvaluationContext context(@Nullable Object[] args, @Nullable Object target) {
         if (key == null && cost == null) {
             return null;
         }
@@ -151,7 +152,7 @@ final class LimitedMethod {
     }
 
     /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */
-    String key(EvaluationContext context) {
+    @Nullable String key(@Nullable EvaluationContext context) {
         if (key == null) {
             return "";
         }
@@ -170,7 +171,7 @@ final class LimitedMethod {
     }
 
     /** The permits this call takes. */
-    long cost(EvaluationContext context) {
+    long cost(@Nullable EvaluationContext context) {
         if (cost == null) {
             return 1;
         }

@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 
 import dev.limiter.RateLimiter;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -39,7 +40,7 @@ public final class RateLimitedMethods {
 
     private final LimiterResolver limiters;
 
-    private final BeanFactoryResolver beanResolver;
+    private final @Nullable BeanFactoryResolver beanResolver;
 
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
@@ -54,23 +55,25 @@ public final class RateLimitedMethods {
     /** Spring Boot's bean name of the application's task executor. */
     private static final String APPLICATION_TASK_EXECUTOR = "applicationTaskExecutor";
 
-    private final BeanFactory beanFactory;
+    private final @Nullable BeanFactory beanFactory;
 
-    private volatile Executor asyncExecutor;
+    private volatile @Nullable Executor asyncExecutor;
 
     /**
      * @param limiters finds each method's limiter
-     * @param beanFactory resolves {@code @bean} references in key expressions, and the application's task executor
+     * @param beanFactory resolves {@code @bean} references in key expressions, and the application's task executor;
+     *     null for neither
      * @param onMissingKey what becomes of a call whose key is null or empty
      * @param headerFields whether responses get the RateLimit header fields
      * @param recorder observes decisions and counts outcomes ({@link DecisionRecorder#NONE} for nothing)
      */
-    public RateLimitedMethods(LimiterResolver limiters, BeanFactory beanFactory, MissingKeyPolicy onMissingKey, boolean headerFields,
-            DecisionRecorder recorder) {
+    public RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
+            boolean headerFields, DecisionRecorder recorder) {
         this(limiters, beanFactory, onMissingKey, new DecisionOutcomes(headerFields, recorder));
     }
 
-    RateLimitedMethods(LimiterResolver limiters, BeanFactory beanFactory, MissingKeyPolicy onMissingKey, DecisionOutcomes outcomes) {
+    RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
+            DecisionOutcomes outcomes) {
         this.limiters = limiters;
         this.onMissingKey = onMissingKey;
         this.outcomes = outcomes;
@@ -108,7 +111,7 @@ public final class RateLimitedMethods {
      * The annotation limiting {@code method} when called on {@code targetClass}: the method's own,
      * else its type's for a public method.
      */
-    static RateLimited find(Method method, Class<?> targetClass) {
+    static @Nullable RateLimited find(Method method, Class<?> targetClass) {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
         RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(specific, RateLimited.class);
         if (annotation == null && specific != method) {
@@ -139,7 +142,7 @@ public final class RateLimitedMethods {
     }
 
     /** The prepared method, or null when the method is not limited. */
-    LimitedMethod get(Method method, Class<?> targetClass) {
+    @Nullable LimitedMethod get(Method method, Class<?> targetClass) {
         MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
         Optional<LimitedMethod> prepared = methods.get(cacheKey);
         if (prepared == null) {
@@ -148,7 +151,7 @@ public final class RateLimitedMethods {
         return prepared.orElse(null);
     }
 
-    private LimitedMethod prepare(Method method, Class<?> targetClass) {
+    private @Nullable LimitedMethod prepare(Method method, Class<?> targetClass) {
         RateLimited annotation = find(method, targetClass);
         if (annotation == null) {
             return null;
@@ -169,7 +172,7 @@ public final class RateLimitedMethods {
         return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback);
     }
 
-    private Expression parse(String text, String attribute, Method method, Class<?> targetClass) {
+    private @Nullable Expression parse(String text, String attribute, Method method, Class<?> targetClass) {
         if (text.isBlank()) {
             return null;
         }

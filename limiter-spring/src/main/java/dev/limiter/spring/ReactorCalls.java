@@ -4,6 +4,7 @@ import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Flux;
@@ -29,7 +30,7 @@ final class ReactorCalls {
     private ReactorCalls() {
     }
 
-    static Object limit(MethodInvocation invocation, LimitedMethod limited, RateLimitedMethods prepared) throws Throwable {
+    static @Nullable Object limit(MethodInvocation invocation, LimitedMethod limited, RateLimitedMethods prepared) throws Throwable {
         boolean flux = limited.returns() == ReturnKind.FLUX;
         Object target = invocation.getThis();
         Object[] args = invocation.getArguments();
@@ -63,7 +64,7 @@ final class ReactorCalls {
 
     /** What becomes of one subscription once decided. */
     private static Publisher<?> proceed(LimitedMethod limited, DecisionOutcomes outcomes, String key, Decision decision,
-            RateLimitResponse response, Object target, Object[] args, Publisher<?> source, boolean flux) {
+            RateLimitResponse response, @Nullable Object target, @Nullable Object[] args, Publisher<?> source, boolean flux) {
         Outcome outcome = limited.outcomeOf(decision);
         outcomes.record(limited, key, decision, outcome, response);
         switch (outcome) {

@@ -6,10 +6,11 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * JUnit Jupiter (JUnit 5 and later) extension that passes {@link TestRedis#shared()} to any {@link TestRedis} parameter of a
- * test class constructor, lifecycle method or test method.
+ * test class constructor, lifecycle method or test method. {@link RedisTest} registers it along with the
+ * {@code redis} tag, and is the usual way to use it.
  *
  * <pre>{@code
- * @ExtendWith(TestRedisExtension.class)
+ * @RedisTest   // or @ExtendWith(TestRedisExtension.class)
  * class OrdersLimitTest {
  *     @Test
  *     void rejectsTheEleventhCall(TestRedis redis) { ... redis.url() ... }

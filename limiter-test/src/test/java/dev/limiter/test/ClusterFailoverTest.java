@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Private clusters whose nodes die and come back; each test starts its own. */
+@RedisTest
 class ClusterFailoverTest {
 
     @BeforeEach

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What tests see of the shared cluster; none of these tests changes its topology. */
+@RedisTest
 class TestRedisClusterTest {
 
     private static final String SUM_TWO_KEYS =

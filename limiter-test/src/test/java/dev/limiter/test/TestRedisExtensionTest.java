@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(TestRedisExtension.class)
+/** {@link RedisTest} registers {@link TestRedisExtension}: the shared Redis reaches every kind of parameter. */
+@RedisTest
 class TestRedisExtensionTest {
 
     private static TestRedis fromBeforeAll;

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The shared setup as tests see it, and private setups whose master dies. */
+@RedisTest
 class TestRedisSentinelTest {
 
     @AfterEach

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Private redis-server processes from {@link TestRedis#server()}: persistent, TLS, with an ACL user. */
+@RedisTest
 @Timeout(60)
 class TestRedisServerTest {
 

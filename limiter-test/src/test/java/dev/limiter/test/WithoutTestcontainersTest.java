@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Users without Testcontainers must still get a Redis: load TestRedis where Testcontainers does not exist. */
+@RedisTest
 class WithoutTestcontainersTest {
 
     @AfterEach

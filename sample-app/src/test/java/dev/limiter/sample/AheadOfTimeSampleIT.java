@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * their Lua scripts, the 429 answer and a fallback method all work from the generated bean
  * definitions. Runs after {@code package}, against the tests' own Redis.
  */
+@RedisTest
 @Timeout(120)
 class AheadOfTimeSampleIT {
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         args = { "--limiter.limiters.orders.algorithm=fixed-window", "--limiter.limiters.orders.limit=50",
                 "--limiter.limiters.orders.window=1h" })
+@RedisTest
 @Import(SampleTestSupport.VirtualTime.class)
 class CommandLineOverrideTest {
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The sample over real HTTP and a real Redis: the orders API admits five calls per user within ten
  * seconds and answers the sixth with 429, while other users go on.
  */
+@RedisTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @Import(SampleTestSupport.VirtualTime.class)
 class OrdersRateLimitTest {

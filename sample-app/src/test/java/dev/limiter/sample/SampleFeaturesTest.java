@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * mode, the local deny cache, Prometheus metrics (and the Grafana dashboard built on them), and the
  * actuator endpoint.
  */
+@RedisTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @Import(SampleTestSupport.VirtualTime.class)
 class SampleFeaturesTest {

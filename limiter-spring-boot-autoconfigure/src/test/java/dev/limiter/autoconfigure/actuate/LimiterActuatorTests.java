@@ -14,6 +14,7 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -30,6 +31,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** The {@code limiters} actuator endpoint and health indicator, on real Redis. */
+@RedisTest
 class LimiterActuatorTests {
 
     private final String keyPrefix = TestRedisProperties.uniqueKeyPrefix();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * JVM right after startup as well as warm, every decision made by Redis, and Limiter logs no warning:
  * a healthy Redis never sends a limiter to its failure policy.
  */
+@RedisTest
 @Timeout(240)
 class ExactAcrossInstancesTest {
 

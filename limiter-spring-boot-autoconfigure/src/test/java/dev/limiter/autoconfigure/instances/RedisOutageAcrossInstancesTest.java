@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Assumptions;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * meanwhile, the instances together admit no more than the bucket held plus what refilled while they
  * called, no caller sees anything but a rejection, and no call waits much longer than the timeout.
  */
+@RedisTest
 @Timeout(240)
 class RedisOutageAcrossInstancesTest {
 

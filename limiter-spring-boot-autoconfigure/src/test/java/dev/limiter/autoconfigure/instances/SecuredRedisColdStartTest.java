@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Assumptions;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * longer than on a plain local socket (a TLS handshake, an AUTH), and still the instance's first calls,
  * right after startup, are decided by Redis, exactly, with no warning from Limiter.
  */
+@RedisTest
 @Timeout(120)
 class SecuredRedisColdStartTest {
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.limiter.test.LatencyProxy;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Assumptions;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * together still admit exactly the limit, and Limiter logs no warning. The limiters run with their
  * default {@code limiter.redis.timeout}, which a healthy-but-slow Redis must not exceed.
  */
+@RedisTest
 @Timeout(240)
 class SlowRedisAcrossInstancesTest {
 

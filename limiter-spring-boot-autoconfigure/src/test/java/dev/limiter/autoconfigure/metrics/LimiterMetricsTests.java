@@ -15,6 +15,7 @@ import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -37,6 +38,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** Micrometer metrics and observations of decisions, through the auto-configured stack on real Redis. */
+@RedisTest
 class LimiterMetricsTests {
 
     private final String keyPrefix = TestRedisProperties.uniqueKeyPrefix();

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -32,6 +33,7 @@ import reactor.core.publisher.Mono;
  * thread than the request's: their responses carry the RateLimit header fields all the same, and
  * rejections are 429.
  */
+@RedisTest
 @Timeout(60)
 class AsyncWebMvcTests {
 

@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -41,6 +42,7 @@ import reactor.core.publisher.Mono;
  * the RateLimit header fields, rejected ones are 429 with Retry-After and a problem detail, as in
  * Spring MVC; the property turns the fields off and the application's own handlers win.
  */
+@RedisTest
 @Timeout(60)
 class RateLimitWebFluxTests {
 

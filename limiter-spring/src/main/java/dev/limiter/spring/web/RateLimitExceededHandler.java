@@ -11,6 +11,7 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.spring.RateLimitHeaderFields;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -32,7 +33,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class RateLimitExceededHandler {
 
-    private final RateLimiterRegistry registry;
+    private final @Nullable RateLimiterRegistry registry;
 
     private final Map<String, RateLimitHeaderFields> headerFields = new ConcurrentHashMap<>();
 
@@ -46,7 +47,7 @@ public class RateLimitExceededHandler {
      *
      * @param registry where the limiters are found, or null for no RateLimit header fields
      */
-    public RateLimitExceededHandler(RateLimiterRegistry registry) {
+    public RateLimitExceededHandler(@Nullable RateLimiterRegistry registry) {
         this.registry = registry;
     }
 
@@ -83,7 +84,7 @@ public class RateLimitExceededHandler {
      * The header fields of the named limiter, built once per limiter: rejections come in floods, and
      * a limiter's policy never changes.
      */
-    private RateLimitHeaderFields headerFields(String limiterName) {
+    private @Nullable RateLimitHeaderFields headerFields(String limiterName) {
         if (registry == null) {
             return null;
         }

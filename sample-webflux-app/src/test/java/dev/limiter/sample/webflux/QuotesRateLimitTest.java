@@ -2,6 +2,7 @@ package dev.limiter.sample.webflux;
 
 import java.util.UUID;
 
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
@@ -24,6 +25,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * user within ten seconds, the Flux endpoint two series a minute, each announcing the quota in the
  * RateLimit header fields; beyond that the answer is 429 with Retry-After and a problem detail.
  */
+@RedisTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @Import(QuotesRateLimitTest.VirtualTime.class)
 class QuotesRateLimitTest {
