@@ -12,6 +12,8 @@ import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The arguments an algorithm's script takes and the reply it gives, as {@code lib.lua} states them:
  * ARGV is time (empty for Redis {@code TIME}), permits, max-wait, the algorithm's parameter, then
@@ -52,7 +54,7 @@ public final class ScriptCodec {
      *
      * @param nowMicros the time to decide at, or null for Redis' own {@code TIME}, as in production
      */
-    public String[] arguments(Long nowMicros, long permits) {
+    public String[] arguments(@Nullable Long nowMicros, long permits) {
         String[] args = template.clone();
         args[0] = (nowMicros != null) ? Long.toString(nowMicros) : "";
         args[1] = Long.toString(permits);

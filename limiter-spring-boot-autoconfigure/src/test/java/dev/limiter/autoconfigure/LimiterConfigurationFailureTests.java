@@ -8,7 +8,6 @@ import dev.limiter.spring.RateLimited;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,22 +35,6 @@ class LimiterConfigurationFailureTests {
                 assertThat(analysis.getDescription()).contains("limiter.limiters.orders.limit").contains("value: 0");
                 assertThat(analysis.getAction()).contains("at least 1");
             }));
-    }
-
-    @Test
-    void listOfLimitsBesideASingleLimitInProperties() {
-        this.contextRunner
-            .withPropertyValues("limiter.limiters.orders.limits[0].limit=5", "limiter.limiters.orders.limits[0].window=1s",
-                    "limiter.limiters.orders.limit=100", "limiter.limiters.orders.window=1m")
-            .run((context) -> {
-                assertThat(context).hasFailed();
-                Throwable root = NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure());
-                assertThat(root).isInstanceOf(MutuallyExclusiveConfigurationPropertiesException.class);
-                MutuallyExclusiveConfigurationPropertiesException ex = (MutuallyExclusiveConfigurationPropertiesException) root;
-                assertThat(ex.getConfiguredNames()).containsExactly("limiter.limiters.orders.limits", "limiter.limiters.orders.limit",
-                        "limiter.limiters.orders.window");
-                assertThat(ex.getMutuallyExclusiveNames()).contains("limiter.limiters.orders.limits", "limiter.limiters.orders.burst");
-            });
     }
 
     @Test
