@@ -76,7 +76,7 @@ final class FallbackMethod {
         }
         ReturnKind returns = ReturnKind.of(limited, where);
         // The limited call's stage is made anew from the fallback's: any CompletionStage will do.
-        boolean anyStage = returns == ReturnKind.COMPLETION_STAGE && CompletionStage.class.isAssignableFrom(found.getReturnType());
+        boolean anyStage = returns.isCompletionStage() && CompletionStage.class.isAssignableFrom(found.getReturnType());
         if (!anyStage && !ClassUtils.isAssignable(limited.getReturnType(), found.getReturnType())) {
             // An asynchronous call is decided after the method returned: its fallback answers with the same kind of result.
             String asynchronous = returns.isAsync() ? "; the fallback of an asynchronous method answers in its place, "
