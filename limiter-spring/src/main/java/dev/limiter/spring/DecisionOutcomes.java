@@ -6,7 +6,6 @@ import dev.limiter.Decision;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -53,7 +52,7 @@ class DecisionOutcomes {
      *
      * @return null when the call is not to be limited
      */
-    LimitedMethod.@Nullable Call evaluate(LimitedMethod method, @Nullable Object[] args, @Nullable Object target) {
+    LimitedMethod.Call evaluate(LimitedMethod method, Object[] args, Object target) {
         try {
             return method.call(args, target);
         }
@@ -77,24 +76,16 @@ class DecisionOutcomes {
     }
 
     /**
-     * Records the outcome of one call decided on the thread that made it.
-     *
-     * @param method the limited method called
-     * @param key the key the call was limited under
-     */
-    void record(LimitedMethod method, String key, Decision decision, Outcome outcome) {
-        record(method, key, decision, outcome, null);
-    }
-
-    /**
-     * Records the outcome of one call.
+     * Records the consequence of one call's decision.
      *
      * @param method the limited method called
      * @param key the key the call was limited under
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(LimitedMethod method, String key, Decision decision, Outcome outcome, @Nullable RateLimitResponse response) {
+    void record(LimitedMethod method, String key, Consequence consequence, RateLimitResponse response) {
+        Decision decision = consequence.decision();
+        Outcome outcome = consequence.outcome();
         recorder.count(method.decidingLimiter(), decision, outcome);
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
             logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "

@@ -10,7 +10,8 @@ import java.util.concurrent.CompletionStage;
 
 import dev.limiter.RateLimitExceededException;
 
-import org.jspecify.annotations.Nullable;
+import org.springframework.core.CoroutinesUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -18,8 +19,9 @@ import org.springframework.util.ReflectionUtils;
  * The method answering instead of a rejected call, named by {@code @RateLimited(fallbackMethod)}: a
  * method of the same class with the limited method's parameters, optionally followed by the
  * {@link RateLimitExceededException} (or a supertype), returning something the limited method could
- * return (any {@code CompletionStage} for a method returning one). Resolved once at startup; called
- * on the target object, never on the proxy.
+ * return (any {@code CompletionStage} for a method returning one). The fallback of a Kotlin
+ * {@code suspend} function is a {@code suspend} function too. Resolved once at startup; called on
+ * the target object, never on the proxy.
  */
 final class FallbackMethod {
 
@@ -27,9 +29,13 @@ final class FallbackMethod {
 
     private final boolean takesException;
 
-    private FallbackMethod(Method method, boolean takesException) {
+    /** Whether the fallback is a Kotlin suspend function, called as a publisher as Spring's AOP calls those. */
+    private final boolean suspending;
+
+    private FallbackMethod(Method method, boolean takesException, boolean suspending) {
         this.method = method;
         this.takesException = takesException;
+        this.suspending = suspending;
         ReflectionUtils.makeAccessible(method);
     }
 
@@ -40,13 +46,15 @@ final class FallbackMethod {
      *
      * @throws LimiterConfigurationException when no suitable method exists
      */
-    static @Nullable FallbackMethod resolve(RateLimited annotation, Method limited, Class<?> targetClass) {
+    static FallbackMethod resolve(RateLimited annotation, Method limited, Class<?> targetClass) {
         String name = annotation.fallbackMethod().trim();
         if (name.isEmpty()) {
             return null;
         }
         Class<?> userClass = ClassUtils.getUserClass(targetClass);
-        Class<?>[] parameters = limited.getParameterTypes();
+        boolean suspending = KotlinDetector.isSuspendingFunction(limited);
+        // A suspend function's trailing Continuation is the caller's, not a parameter to match.
+        Class<?>[] parameters = parametersOf(limited, suspending);
         List<Method> named = new ArrayList<>();
         List<Method> withException = new ArrayList<>();
         Method plain = null;
@@ -55,7 +63,10 @@ final class FallbackMethod {
                 continue;
             }
             named.add(candidate);
-            Class<?>[] types = candidate.getParameterTypes();
+            if (suspending != KotlinDetector.isSuspendingFunction(candidate)) {
+                continue;
+            }
+            Class<?>[] types = parametersOf(candidate, suspending);
             if (Arrays.equals(types, parameters)) {
                 plain = candidate;
             }
@@ -73,11 +84,11 @@ final class FallbackMethod {
                     : "No method '" + name + "' of " + userClass.getSimpleName() + " takes the parameters of the limited method (found "
                             + String.join(", ", named.stream().map(m -> RateLimitedMethods.describe(m, userClass)).toList()) + ")";
             throw new LimiterConfigurationException(where, "\"" + name + "\"", problem, "Declare in " + userClass.getSimpleName()
-                    + " one of " + signatures(name, limited) + ", or name an existing one");
+                    + " one of " + signatures(name, limited) + (suspending ? ", as suspend functions" : "") + ", or name an existing one");
         }
         ReturnKind returns = ReturnKind.of(limited, where);
         // The limited call's stage is made anew from the fallback's: any CompletionStage will do.
-        boolean anyStage = returns == ReturnKind.COMPLETION_STAGE && CompletionStage.class.isAssignableFrom(found.getReturnType());
+        boolean anyStage = returns.isCompletionStage() && CompletionStage.class.isAssignableFrom(found.getReturnType());
         if (!anyStage && !ClassUtils.isAssignable(limited.getReturnType(), found.getReturnType())) {
             // An asynchronous call is decided after the method returned: its fallback answers with the same kind of result.
             String asynchronous = returns.isAsync() ? "; the fallback of an asynchronous method answers in its place, "
@@ -87,13 +98,18 @@ final class FallbackMethod {
                     + limited.getReturnType().getSimpleName() + ")" + asynchronous, "Make " + name + " return "
                             + limited.getReturnType().getSimpleName() + " or a subtype, as in " + signatures(name, limited));
         }
-        return new FallbackMethod(found, found.getParameterCount() > parameters.length);
+        return new FallbackMethod(found, parametersOf(found, suspending).length > parameters.length, suspending);
+    }
+
+    private static Class<?>[] parametersOf(Method method, boolean suspending) {
+        Class<?>[] types = method.getParameterTypes();
+        return suspending ? Arrays.copyOf(types, types.length - 1) : types;
     }
 
     /** The signatures looked for, such as "String fallback(User, RateLimitExceededException) or String fallback(User)". */
     private static String signatures(String name, Method limited) {
         StringBuilder parameters = new StringBuilder();
-        for (Class<?> type : limited.getParameterTypes()) {
+        for (Class<?> type : parametersOf(limited, KotlinDetector.isSuspendingFunction(limited))) {
             parameters.append(parameters.length() > 0 ? ", " : "").append(type.getSimpleName());
         }
         String returns = limited.getReturnType().getSimpleName() + " " + name + "(";
@@ -109,11 +125,18 @@ final class FallbackMethod {
     }
 
     /** Calls the fallback on {@code target} with the limited call's arguments, and the exception if it takes one. */
-    @Nullable Object invoke(@Nullable Object target, @Nullable Object[] args, RateLimitExceededException ex) throws Throwable {
-        @Nullable Object[] arguments = args;
-        if (takesException) {
-            arguments = Arrays.copyOf(args, args.length + 1);
-            arguments[args.length] = ex;
+    Object invoke(Object target, Object[] args, RateLimitExceededException ex) throws Throwable {
+        // The limited call's own Continuation stays out: the fallback runs as a publisher of its own.
+        int count = suspending ? args.length - 1 : args.length;
+        Object[] arguments = args;
+        if (takesException || suspending) {
+            arguments = Arrays.copyOf(args, count + (takesException ? 1 : 0));
+            if (takesException) {
+                arguments[count] = ex;
+            }
+        }
+        if (suspending) {
+            return CoroutinesUtils.invokeSuspendingFunction(method, target, arguments);
         }
         try {
             return method.invoke(target, arguments);

@@ -102,18 +102,9 @@ final class LimitedMethod {
         return shadow;
     }
 
-    /**
-     * What becomes of a call given its decision: a rejected call proceeds in shadow mode, else its
-     * fallback answers, else it fails.
-     */
-    Outcome outcomeOf(Decision decision) {
-        if (decision.allowed()) {
-            return Outcome.ALLOWED;
-        }
-        if (shadow) {
-            return Outcome.SHADOW_REJECTED;
-        }
-        return (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED;
+    /** Whether a fallback method answers rejected calls. */
+    boolean hasFallback() {
+        return fallback != null;
     }
 
     /** Answers a rejected call through the fallback method, called on the target object. */

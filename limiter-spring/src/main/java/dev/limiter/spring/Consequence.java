@@ -1,0 +1,53 @@
+package dev.limiter.spring;
+
+import java.time.Duration;
+
+import dev.limiter.Decision;
+
+/**
+ * What becomes of one decided call, worked out once from its decision and its method's shadow flag
+ * and fallback: every return kind then renders the same consequence in its own terms (a thrown
+ * exception, a failed stage, an error signal).
+ *
+ * @param step what the call does next
+ * @param outcome what is recorded for it
+ * @param decision the decision it follows from
+ */
+record Consequence(Step step, Outcome outcome, Decision decision) {
+
+    /** What a decided call does next. */
+    enum Step {
+
+        /** Proceeds to the method at once: allowed, or rejected by a limiter in shadow mode. */
+        PROCEED,
+
+        /** Proceeds once its turn comes: with max-wait, its permits are reserved {@link Decision#waitFor()} ahead. */
+        AWAIT_TURN,
+
+        /** Fails with {@link dev.limiter.RateLimitExceededException}, without calling the method. */
+        FAIL,
+
+        /** The fallback method answers instead of the method. */
+        FALL_BACK
+    }
+
+    /** The consequence of {@code decision} for a call of {@code method}. */
+    static Consequence of(LimitedMethod method, Decision decision) {
+        if (decision.allowed()) {
+            // A shadow limiter must not slow its callers either: they never wait.
+            boolean waits = !decision.waitFor().isZero() && !method.shadow();
+            return new Consequence(waits ? Step.AWAIT_TURN : Step.PROCEED, Outcome.ALLOWED, decision);
+        }
+        if (method.shadow()) {
+            // Shadow mode changes nothing for the caller.
+            return new Consequence(Step.PROCEED, Outcome.SHADOW_REJECTED, decision);
+        }
+        return method.hasFallback() ? new Consequence(Step.FALL_BACK, Outcome.FALLBACK, decision)
+                : new Consequence(Step.FAIL, Outcome.REJECTED, decision);
+    }
+
+    /** How long an {@link Step#AWAIT_TURN} call waits before it proceeds. */
+    Duration turnIn() {
+        return decision.waitFor();
+    }
+}

@@ -1,0 +1,80 @@
+package dev.limiter.spring;
+
+import java.util.concurrent.CompletionStage;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+
+import org.aopalliance.intercept.MethodInvocation;
+
+/**
+ * One call of a limited method whose key and cost are known: what every return kind needs to decide
+ * it, record its consequence (once), and then proceed, fail or fall back.
+ */
+final class LimitedCall {
+
+    private final MethodInvocation invocation;
+
+    private final LimitedMethod method;
+
+    private final RateLimitedMethods prepared;
+
+    private final String key;
+
+    private final long cost;
+
+    LimitedCall(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, LimitedMethod.Call call) {
+        this.invocation = invocation;
+        this.method = method;
+        this.prepared = prepared;
+        this.key = call.key();
+        this.cost = call.cost();
+    }
+
+    LimitedMethod method() {
+        return method;
+    }
+
+    /** The limited methods, with their outcomes and asynchronous executor. */
+    RateLimitedMethods prepared() {
+        return prepared;
+    }
+
+    /** Decides the call on this thread, observed. */
+    Decision decide() {
+        return prepared.outcomes().decide(method, key, cost);
+    }
+
+    /** Decides the call without blocking, observed. */
+    CompletionStage<Decision> decideAsync() {
+        return prepared.outcomes().decideAsync(method, key, cost);
+    }
+
+    /**
+     * The consequence of {@code decision}, recorded: counted, logged in shadow mode, and announced in
+     * the RateLimit header fields of {@code response}.
+     *
+     * @param response where the header fields go; null for the servlet response of the request this
+     *     thread handles, if any
+     */
+    Consequence follow(Decision decision, RateLimitResponse response) {
+        Consequence consequence = Consequence.of(method, decision);
+        prepared.outcomes().record(method, key, consequence, response);
+        return consequence;
+    }
+
+    /** Calls the method (or the next interceptor). */
+    Object proceed() throws Throwable {
+        return invocation.proceed();
+    }
+
+    /** Answers the rejected call through its fallback method. */
+    Object fallback(Decision decision) throws Throwable {
+        return method.fallback(invocation.getThis(), invocation.getArguments(), decision);
+    }
+
+    /** The exception a rejected call fails with. */
+    RateLimitExceededException rejection(Decision decision) {
+        return new RateLimitExceededException(method.limiter().name(), decision);
+    }
+}
