@@ -1,5 +1,6 @@
 package dev.limiter;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *     the same, wherever they were made.
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration limitResetAfter, Duration retryAfter,
-        Duration waitFor, @Nullable LimitSpec violatedLimit, DecisionSource source) {
+        Duration waitFor, @Nullable LimitSpec violatedLimit, DecisionSource source) implements Serializable {
 
     /** Retry-after of a request that can never pass, because it costs more than the capacity. */
     public static final Duration NEVER = ChronoUnit.FOREVER.getDuration();

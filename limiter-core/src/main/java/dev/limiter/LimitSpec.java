@@ -1,5 +1,6 @@
 package dev.limiter;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
@@ -12,7 +13,7 @@ import java.time.temporal.ChronoUnit;
  * @param burst bucket capacity, at least 1, such that an empty bucket refills within
  *     {@link #MAX_WINDOW}; algorithms without a bucket ignore it
  */
-public record LimitSpec(long limit, Duration window, long burst) {
+public record LimitSpec(long limit, Duration window, long burst) implements Serializable {
 
     /**
      * Longest window, and longest time an empty bucket may take to refill: a year, which keeps every

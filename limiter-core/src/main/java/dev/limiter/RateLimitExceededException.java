@@ -10,8 +10,8 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final String limiterName;
 
-    /** Null only in an exception deserialized from elsewhere: a decision is not serialized. */
-    private final transient @Nullable Decision decision;
+    /** Serialized with the exception, so that it is there wherever the exception goes. */
+    private final Decision decision;
 
     /** Built when first asked for: most rejections are answered without anyone reading it. */
     private @Nullable String message;
@@ -30,11 +30,7 @@ public class RateLimitExceededException extends RuntimeException {
         return message;
     }
 
-    private static String message(String limiterName, @Nullable Decision decision) {
-        if (decision == null) {
-            // Only after deserialization, which drops the decision.
-            return "Rate limit '" + limiterName + "' exceeded";
-        }
+    private static String message(String limiterName, Decision decision) {
         if (decision.neverAllowed()) {
             return "Rate limit '" + limiterName + "' exceeded: the request costs more than the limit of "
                     + decision.limit() + " permits and can never pass";
@@ -48,8 +44,8 @@ public class RateLimitExceededException extends RuntimeException {
         return limiterName;
     }
 
-    /** The rejecting decision; null only in an exception deserialized from elsewhere, which loses it. */
-    public @Nullable Decision getDecision() {
+    /** The rejecting decision. */
+    public Decision getDecision() {
         return decision;
     }
 }
