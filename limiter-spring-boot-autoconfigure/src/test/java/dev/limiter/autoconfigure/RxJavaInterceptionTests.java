@@ -13,7 +13,9 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
+
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Flowable;
 import io.reactivex.rxjava3.core.Observable;
@@ -21,7 +23,6 @@ import io.reactivex.rxjava3.core.Single;
 import io.reactivex.rxjava3.core.SingleObserver;
 import io.reactivex.rxjava3.observers.TestObserver;
 import io.reactivex.rxjava3.subscribers.TestSubscriber;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -38,6 +39,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
  * {@code Mono}, a {@code Flowable} or {@code Observable} like a {@code Flux}, a {@code Completable}
  * with no value), rejections as error signals, fallbacks of the same type, every decision recorded once.
  */
+@RedisTest
 @Timeout(60)
 class RxJavaInterceptionTests {
 

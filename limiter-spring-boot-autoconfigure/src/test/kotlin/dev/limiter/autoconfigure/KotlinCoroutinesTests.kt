@@ -5,6 +5,7 @@ import dev.limiter.autoconfigure.AsyncInterceptionTests.RecordedOutcomes
 import dev.limiter.spring.MissingRateLimitKeyException
 import dev.limiter.spring.Outcome
 import dev.limiter.spring.RateLimited
+import dev.limiter.test.RedisTest
 import dev.limiter.test.VirtualClock
 import java.time.Duration
 import java.util.concurrent.atomic.AtomicInteger
@@ -28,6 +29,7 @@ import org.springframework.context.annotation.Configuration
  * reactive API: a suspend function decided when called, before its body runs, a `Flow` on each
  * collection; a rejection is the `RateLimitExceededException` thrown to the caller or collector.
  */
+@RedisTest
 @Timeout(60)
 class KotlinCoroutinesTests {
 
