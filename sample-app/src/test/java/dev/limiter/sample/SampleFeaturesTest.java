@@ -116,7 +116,8 @@ class SampleFeaturesTest {
         while (names.find()) {
             queried.add(names.group());
         }
-        assertThat(queried).contains("limiter_decisions_total", "limiter_redis_duration_seconds_bucket", "limiter_failure_policy_active");
+        assertThat(queried).contains("limiter_decisions_total", "limiter_redis_duration_seconds_bucket", "limiter_failure_policy_active",
+                "limiter_near_limit_total");
         for (String name : queried) {
             assertThat(metrics).as("the dashboard queries %s", name).containsPattern("(?m)^" + name + "\\{");
         }
