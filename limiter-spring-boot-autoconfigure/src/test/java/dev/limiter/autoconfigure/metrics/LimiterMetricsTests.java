@@ -159,6 +159,9 @@ class LimiterMetricsTests {
             assertThat(nearLimit(meters, "ten")).isEqualTo(2);
             assertThat(ten.tryAcquire("kim").allowed()).as("a rejection is not counted").isFalse();
             assertThat(nearLimit(meters, "ten")).isEqualTo(2);
+            // The registry's metered limiter resets through the limiter inside.
+            assertThat(ten.reset("kim")).isTrue();
+            assertThat(ten.tryAcquire("kim").remaining()).isEqualTo(9);
 
             // A limit of 7: 20% is 1.4, so remaining 1 is near it (5 < 7) and remaining 2 is not (10 >= 7).
             RateLimiter seven = registry.register("seven", Algorithm.TOKEN_BUCKET, LimitSpec.of(7, Duration.ofMinutes(1)));
