@@ -44,6 +44,23 @@ public interface RateLimiter {
      */
     Quota quota(String key);
 
+    /**
+     * Makes {@code key} start idle again, as if it had never been limited: an operator's action (a
+     * customer wrongly locked out, a test account), not part of deciding. Only this limiter's state of
+     * this key is cleared; other keys and limiters are untouched. Limiters whose state is shared (Redis)
+     * clear it for every instance at once, and never pretend: when the state cannot be reached, the key
+     * is not reset and this method throws.
+     *
+     * @param key the subject limited
+     * @return whether the key had state to clear; false when it was idle already
+     * @throws ResetFailedException when the state could not be cleared, such as while Redis is unavailable
+     * @throws UnsupportedOperationException by a limiter that cannot reset keys; every limiter Limiter
+     *     creates can
+     */
+    default boolean reset(String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot reset keys");
+    }
+
     /** Tries to take one permit for {@code key}. */
     default Decision tryAcquire(String key) {
         return tryAcquire(key, 1);

@@ -101,6 +101,16 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
         states.invalidate(key);
     }
 
+    /** Forgets the state of {@code key}; an entry past its idle time counts as none. */
+    @Override
+    public boolean reset(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        Entry<S> removed = states.asMap().remove(key);
+        return removed != null && removed.idleAtMicros() > clock.nowMicros();
+    }
+
     /** Number of keys held, after expired ones are dropped. For tests and metrics. */
     public long keyCount() {
         states.cleanUp();

@@ -178,6 +178,11 @@ final class LocalDenyCache {
         }
     }
 
+    /** Forgets any rejection remembered for {@code redisKey}, whose state was just reset. */
+    void forget(String redisKey) {
+        denials.invalidate(redisKey);
+    }
+
     /** Number of keys remembered, after expired ones are dropped. For tests. */
     long size() {
         denials.cleanUp();

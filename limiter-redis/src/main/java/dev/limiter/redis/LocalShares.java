@@ -117,6 +117,15 @@ final class LocalShares {
         return new Quota(quota.limit(), quota.remaining(), quota.resetAfter(), DecisionSource.LOCAL_FALLBACK);
     }
 
+    /** Forgets what Redis said of {@code key} and what this instance drew from it: its state was reset. */
+    void forget(String key) {
+        entries.invalidate(key);
+        Shares current = shares;
+        if (current != null) {
+            current.limiter().forget(key);
+        }
+    }
+
     private Shares shares() {
         int count = Math.max(1, instances.getAsInt());
         Shares current = shares;

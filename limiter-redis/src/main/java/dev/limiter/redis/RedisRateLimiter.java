@@ -16,6 +16,7 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.ResetFailedException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.RedisOperations;
@@ -32,6 +33,9 @@ final class RedisRateLimiter implements RateLimiter {
     private final RateLimiterConfig config;
 
     private final BlockingScripts redis;
+
+    /** The same Redis, for what is not a script: resetting a key. */
+    private final RedisOperations<String, String> operations;
 
     /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
     private final @Nullable ReactiveScripts reactive;
@@ -68,6 +72,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.name = RateLimiterFactory.checkName(name);
         this.config = config;
         this.redis = new BlockingScripts(redis);
+        this.operations = redis;
         this.reactive = reactive;
         this.script = LuaScript.of(config.algorithm());
         this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
@@ -220,6 +225,38 @@ final class RedisRateLimiter implements RateLimiter {
             case ALLOW -> new Quota(capacity, capacity, Duration.ZERO, DecisionSource.FAILURE_POLICY);
             case DENY -> new Quota(capacity, 0, Duration.ZERO, DecisionSource.FAILURE_POLICY);
         };
+    }
+
+    /**
+     * Deletes the key's state in Redis with one UNLINK (every script keeps all of a decision's state in
+     * its one key, KEYS[1]), so every instance sees the key idle at once; then forgets what this
+     * instance remembers of it (deny cache, local shares), which would otherwise keep rejecting it.
+     * Other instances' deny caches still reject it until their remembered rejections end.
+     */
+    @Override
+    public boolean reset(String key) {
+        String redisKey = redisKey(key);
+        if (!availability.available()) {
+            throw new ResetFailedException(name, key, "Redis is unavailable (the limiters follow their failure policy); "
+                    + "try again once it answers", null);
+        }
+        boolean existed;
+        try {
+            existed = Boolean.TRUE.equals(operations.unlink(redisKey));
+        }
+        catch (RuntimeException ex) {
+            availability.failed(redisKey, ex);
+            throw new ResetFailedException(name, key, "Redis failed (" + ex.getMessage() + "); a call that timed out may have "
+                    + "reset the key all the same, try again once Redis answers", ex);
+        }
+        availability.succeeded();
+        if (denyCache != null) {
+            denyCache.forget(redisKey);
+        }
+        if (shares != null) {
+            shares.forget(key);
+        }
+        return existed;
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.ResetFailedException;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
@@ -196,6 +197,44 @@ class RedisFailurePolicyTest {
         assertThat(afterFlush.remaining()).isEqualTo(3);
         assertThat(limiter.quota("k").remaining()).isEqualTo(3);
         assertThat(factory.isRedisAvailable()).as("NOSCRIPT is not an outage").isTrue();
+        factory.close();
+    }
+
+    @Test
+    void aResetWhileRedisIsDownFailsAndSaysSoInsteadOfPretending() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1);
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire("k");
+        }
+        redis.kill();
+        // Redis is still taken to answer: the UNLINK itself fails, and is evidence of the outage.
+        assertThatThrownBy(() -> limiter.reset("k")).isInstanceOf(ResetFailedException.class)
+            .hasMessageStartingWith("Could not reset key 'k' of limiter 'orders': Redis failed")
+            .hasCauseInstanceOf(RuntimeException.class);
+        assertThat(factory.isRedisAvailable()).isFalse();
+        assertThatThrownBy(() -> limiter.reset("k")).isInstanceOf(ResetFailedException.class)
+            .hasMessage("Could not reset key 'k' of limiter 'orders': Redis is unavailable (the limiters follow their failure "
+                    + "policy); try again once it answers");
+        // Nothing was reset: the local policy still knows the key is exhausted.
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        factory.close();
+    }
+
+    @Test
+    void aResetKeyStartsFromAWholeShareWhenRedisFailsLater() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1);
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire("k");
+        }
+        assertThat(limiter.reset("k")).isTrue();
+        redis.kill();
+        // Redis' last word on the key (none left) is forgotten with the reset; the key starts whole.
+        Decision local = limiter.tryAcquire("k");
+        assertThat(local.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
+        assertThat(local.allowed()).isTrue();
+        assertThat(local.remaining()).isEqualTo(4);
         factory.close();
     }
 

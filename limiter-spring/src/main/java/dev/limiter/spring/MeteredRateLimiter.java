@@ -59,6 +59,11 @@ final class MeteredRateLimiter implements RateLimiter {
     }
 
     @Override
+    public boolean reset(String key) {
+        return limiter.reset(key);
+    }
+
+    @Override
     public String toString() {
         return limiter.toString();
     }

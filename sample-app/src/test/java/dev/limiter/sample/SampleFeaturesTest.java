@@ -29,7 +29,7 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The sample's other features over real HTTP and a real Redis: several limits, a fallback, shadow
  * mode, the local deny cache, Prometheus metrics (and the Grafana dashboard built on them), and the
- * actuator endpoint.
+ * actuator endpoint, reading and resetting a key.
  */
 @RedisTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -116,7 +116,8 @@ class SampleFeaturesTest {
         while (names.find()) {
             queried.add(names.group());
         }
-        assertThat(queried).contains("limiter_decisions_total", "limiter_redis_duration_seconds_bucket", "limiter_failure_policy_active");
+        assertThat(queried).contains("limiter_decisions_total", "limiter_redis_duration_seconds_bucket", "limiter_failure_policy_active",
+                "limiter_near_limit_total");
         for (String name : queried) {
             assertThat(metrics).as("the dashboard queries %s", name).containsPattern("(?m)^" + name + "\\{");
         }
@@ -139,6 +140,12 @@ class SampleFeaturesTest {
         // Reading the quota took nothing.
         assertThat(get("/actuator/limiters/orders/mia", null).body()).contains("\"remaining\":3");
         assertThat(get("/actuator/limiters/nonesuch", null).statusCode()).isEqualTo(404);
+        // An operator resets the key: it starts whole again.
+        HttpResponse<String> reset = delete("/actuator/limiters/orders/mia");
+        assertThat(reset.statusCode()).isEqualTo(200);
+        assertThat(reset.body()).contains("\"limiter\":\"orders\"", "\"key\":\"mia\"", "\"reset\":true", "\"hadState\":true");
+        assertThat(get("/actuator/limiters/orders/mia", null).body()).contains("\"remaining\":5");
+        assertThat(delete("/actuator/limiters/nonesuch/mia").statusCode()).isEqualTo(404);
         assertThat(get("/actuator/health", null).body()).containsPattern("\"limiters\":\\{\"details\":\\{[^}]*\\},\"status\":\"UP\"");
     }
 
@@ -161,6 +168,11 @@ class SampleFeaturesTest {
 
     private HttpResponse<String> get(String path, String user) throws IOException, InterruptedException {
         return SampleTestSupport.get(port, path, user);
+    }
+
+    private HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).DELETE().build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(String path, String user) throws IOException, InterruptedException {

@@ -11,18 +11,22 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.ResetFailedException;
 import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.DecisionRecorder;
 
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * Actuator endpoint {@code limiters}: every limiter with its effective configuration and where each
  * value comes from ({@code /actuator/limiters}, {@code /actuator/limiters/{name}}), and the quota of
- * one key, read without taking a permit ({@code /actuator/limiters/{name}/{key}}). Durations are
+ * one key, read without taking a permit ({@code GET /actuator/limiters/{name}/{key}}); and resets a
+ * key, so that it starts idle again ({@code DELETE /actuator/limiters/{name}/{key}}). Durations are
  * ISO-8601 ({@code PT10S}).
  */
 @Endpoint(id = "limiters")
@@ -70,6 +74,25 @@ public final class LimitersEndpoint {
         }).orElse(null);
     }
 
+    /**
+     * Resets {@code key} under limiter {@code name}: it starts idle again, for every instance. 404 for an
+     * unknown limiter; 503 when the key could not be reset (Redis unavailable), with the reason.
+     */
+    @DeleteOperation
+    public WebEndpointResponse<ResetDescriptor> reset(@Selector String name, @Selector String key) {
+        RateLimiter limiter = registry.find(name).orElse(null);
+        if (limiter == null) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        try {
+            return new WebEndpointResponse<>(new ResetDescriptor(name, key, true, limiter.reset(key), null));
+        }
+        catch (ResetFailedException ex) {
+            return new WebEndpointResponse<>(new ResetDescriptor(name, key, false, null, ex.getMessage()),
+                    WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
+    }
+
     private LimiterDescriptor describe(RateLimiter limiter) {
         RateLimiterConfig config = limiter.config();
         List<LimitDescriptor> limits = config.limits()
@@ -108,6 +131,13 @@ public final class LimitersEndpoint {
 
     /** One limit: permits per window, and the burst of a bucket algorithm. */
     public record LimitDescriptor(long limit, String window, Long burst) {
+    }
+
+    /**
+     * What a reset did: whether the key was reset, and whether it had state to clear (false: it was
+     * idle already); when not reset, why.
+     */
+    public record ResetDescriptor(String limiter, String key, boolean reset, Boolean hadState, String error) {
     }
 
     /** The quota of one key; {@code source} is what answered (redis, memory, local-fallback, failure-policy). */

@@ -26,6 +26,9 @@ import io.micrometer.observation.ObservationRegistry;
  * {@code fallback}, {@code shadow_rejected}, {@code error}) and backend ({@code redis},
  * {@code memory}, {@code local-fallback}, {@code local-deny-cache}, {@code failure-policy}, or
  * {@code none} for an error);</li>
+ * <li>{@code limiter.near_limit}: counter of allowed calls that left less than 20% of the limit
+ * ({@code remaining * 5 < limit}), tagged with the limiter and its algorithm: a key close to being
+ * rejected, before anything is;</li>
  * <li>{@code limiter.redis.duration}: timer of the Redis round trip of each decision;</li>
  * <li>an observation {@code limiter.decision} around each decision, so traces show it.</li>
  * </ul>
@@ -34,6 +37,8 @@ import io.micrometer.observation.ObservationRegistry;
 final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionListener {
 
     static final String DECISIONS = "limiter.decisions";
+
+    static final String NEAR_LIMIT = "limiter.near_limit";
 
     static final String REDIS_DURATION = "limiter.redis.duration";
 
@@ -112,7 +117,16 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
 
     @Override
     public void count(RateLimiter limiter, Decision decision, Outcome outcome) {
-        meters(limiter).counter(outcome, decision.source()).increment();
+        LimiterMeters meters = meters(limiter);
+        meters.counter(outcome, decision.source()).increment();
+        if (outcome == Outcome.ALLOWED && nearLimit(decision)) {
+            meters.nearLimit.increment();
+        }
+    }
+
+    /** Whether an allowed decision left less than 20% of its limit, in whole numbers: remaining / limit < 1/5. */
+    static boolean nearLimit(Decision decision) {
+        return decision.remaining() * 5 < decision.limit();
     }
 
     @Override
@@ -143,12 +157,19 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
 
         private final Counter error;
 
+        /** Registered with the limiter's first decision, so that its rate reads 0 rather than nothing until a key nears the limit. */
+        private final Counter nearLimit;
+
         private final Timer redis;
 
         LimiterMeters(RateLimiter limiter) {
             this.name = limiter.name();
             this.algorithm = limiter.algorithm().configName();
             this.error = counter(Outcome.ERROR, "none");
+            this.nearLimit = Counter.builder(NEAR_LIMIT)
+                .description("Allowed calls that left less than 20% of the limit")
+                .tags("limiter", name, "algorithm", algorithm)
+                .register(meters);
             this.redis = Timer.builder(REDIS_DURATION)
                 .description("Round trip of one rate limit decision's script to Redis")
                 .tags("limiter", name, "algorithm", algorithm)

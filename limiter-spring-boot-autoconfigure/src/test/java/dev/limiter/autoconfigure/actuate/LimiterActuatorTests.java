@@ -21,6 +21,7 @@ import dev.limiter.test.VirtualClock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -116,11 +117,38 @@ class LimiterActuatorTests {
     }
 
     @Test
+    void deletingAKeyResetsItAndAnswersWhatWasReset() {
+        this.contextRunner.run((context) -> {
+            LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+            Service service = context.getBean(Service.class);
+            for (int i = 0; i < 5; i++) {
+                service.order("alice");
+            }
+            service.order("bob");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
+
+            WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = endpoint.reset("orders", "alice");
+            assertThat(reset.getStatus()).isEqualTo(200);
+            assertThat(reset.getBody()).isEqualTo(new LimitersEndpoint.ResetDescriptor("orders", "alice", true, true, null));
+            assertThat(endpoint.quota("orders", "alice").remaining()).isEqualTo(5);
+            assertThat(endpoint.quota("orders", "bob").remaining()).as("other keys keep their state").isEqualTo(4);
+            service.order("alice");
+
+            assertThat(endpoint.reset("orders", "carol").getBody().hadState()).as("an idle key").isFalse();
+            assertThat(endpoint.reset("nonesuch", "alice").getStatus()).isEqualTo(404);
+            assertThat(endpoint.reset("nonesuch", "alice").getBody()).isNull();
+        });
+    }
+
+    @Test
     void theMemoryBackendIsListedAndHasNoHealthIndicator() {
         this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
             assertThat(context.getBean(LimitersEndpoint.class).limiters().backend()).isEqualTo("memory");
             assertThat(context.getBean(LimitersEndpoint.class).limiters().redis()).isNull();
             assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "bob").source()).isEqualTo("memory");
+            context.getBean(Service.class).order("bob");
+            assertThat(context.getBean(LimitersEndpoint.class).reset("orders", "bob").getBody().hadState()).isTrue();
+            assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "bob").remaining()).isEqualTo(5);
             assertThat(context).doesNotHaveBean("limitersHealthIndicator");
         });
     }
@@ -150,6 +178,11 @@ class LimiterActuatorTests {
                         .isThrownBy(() -> context.getBean(Service.class).order("carol"));
                     assertThat(health.health().getStatus().getCode()).isEqualTo("DEGRADED");
                     assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "carol").source()).isEqualTo("failure-policy");
+                    WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = context.getBean(LimitersEndpoint.class)
+                        .reset("orders", "carol");
+                    assertThat(reset.getStatus()).as("a reset while Redis is out does not pretend").isEqualTo(503);
+                    assertThat(reset.getBody().reset()).isFalse();
+                    assertThat(reset.getBody().error()).contains("Redis is unavailable");
                 });
         }
     }

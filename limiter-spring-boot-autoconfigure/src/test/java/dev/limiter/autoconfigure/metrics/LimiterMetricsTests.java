@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.Algorithm;
+import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
@@ -136,6 +140,53 @@ class LimiterMetricsTests {
             assertThat(meters.get(MicrometerDecisionRecorder.DECISIONS).tag("limiter", "strict").counter().getId().getTag("algorithm"))
                 .isEqualTo("fixed-window");
         });
+    }
+
+    @Test
+    void allowedCallsLeavingLessThanAFifthOfTheLimitAreCountedAsNearTheLimit() {
+        this.contextRunner.run((context) -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+            RateLimiter ten = registry.register("ten", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofMinutes(1)));
+            for (int call = 1; call <= 8; call++) {
+                assertThat(ten.tryAcquire("kim").remaining()).isEqualTo(10 - call);
+                assertThat(nearLimit(meters, "ten")).as("remaining %d of 10", 10 - call).isZero();
+            }
+            // Remaining 2 of 10 is 20%, not less: only 1 and 0 are near the limit.
+            assertThat(ten.tryAcquire("kim").remaining()).isEqualTo(1);
+            assertThat(nearLimit(meters, "ten")).isEqualTo(1);
+            assertThat(ten.tryAcquire("kim").remaining()).isZero();
+            assertThat(nearLimit(meters, "ten")).isEqualTo(2);
+            assertThat(ten.tryAcquire("kim").allowed()).as("a rejection is not counted").isFalse();
+            assertThat(nearLimit(meters, "ten")).isEqualTo(2);
+            // The registry's metered limiter resets through the limiter inside.
+            assertThat(ten.reset("kim")).isTrue();
+            assertThat(ten.tryAcquire("kim").remaining()).isEqualTo(9);
+
+            // A limit of 7: 20% is 1.4, so remaining 1 is near it (5 < 7) and remaining 2 is not (10 >= 7).
+            RateLimiter seven = registry.register("seven", Algorithm.TOKEN_BUCKET, LimitSpec.of(7, Duration.ofMinutes(1)));
+            assertThat(seven.tryAcquire("kim", 5).remaining()).isEqualTo(2);
+            assertThat(nearLimit(meters, "seven")).isZero();
+            assertThat(seven.tryAcquire("kim").remaining()).isEqualTo(1);
+            assertThat(nearLimit(meters, "seven")).isEqualTo(1);
+            assertThat(meters.get(MicrometerDecisionRecorder.NEAR_LIMIT).tag("limiter", "seven").counter().getId().getTags())
+                .extracting(Tag::getKey)
+                .containsExactlyInAnyOrder("limiter", "algorithm");
+
+            // Annotated calls too; shadow rejections are not allowed calls.
+            Service service = context.getBean(Service.class);
+            service.strict("kim");
+            assertThat(nearLimit(meters, "strict")).as("1 of 2 left").isZero();
+            service.strict("kim");
+            assertThat(nearLimit(meters, "strict")).isEqualTo(1);
+            service.shadowed("kim");
+            service.shadowed("kim");
+            assertThat(nearLimit(meters, "shadowed")).isEqualTo(1);
+        });
+    }
+
+    static double nearLimit(MeterRegistry meters, String limiter) {
+        return meters.get(MicrometerDecisionRecorder.NEAR_LIMIT).tag("limiter", limiter).counter().count();
     }
 
     @Test
