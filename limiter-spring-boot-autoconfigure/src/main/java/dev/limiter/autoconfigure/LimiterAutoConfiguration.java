@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.ClientIpResolver;
 import dev.limiter.spring.DecisionRecorder;
 import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
 import dev.limiter.spring.RateLimitedMethods;
@@ -48,9 +49,15 @@ public final class LimiterAutoConfiguration {
 
     @Bean
     RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, LimiterProperties properties,
-            ObjectProvider<DecisionRecorder> recorder) {
+            ObjectProvider<DecisionRecorder> recorder, ClientIpResolver clientIpResolver) {
         return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey(), properties.getHeaders().isEnabled(),
-                recorder.getIfAvailable(() -> DecisionRecorder.NONE));
+                recorder.getIfAvailable(() -> DecisionRecorder.NONE), clientIpResolver);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ClientIpResolver clientIpResolver(LimiterProperties properties) {
+        return ClientIps.resolver(properties.getClientIp());
     }
 
     /** Once every bean is created, a configured limiter that nothing completes is reported. */

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
+import dev.limiter.spring.ClientIpResolver.ForwardedHeader;
 import dev.limiter.spring.MissingKeyPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -54,6 +55,8 @@ public class LimiterProperties {
     private final Headers headers = new Headers();
 
     private final LocalDenyCache localDenyCache = new LocalDenyCache();
+
+    private final ClientIp clientIp = new ClientIp();
 
     /**
      * What happens when a key expression yields null or empty text: 'reject' (the call fails, 400
@@ -111,6 +114,10 @@ public class LimiterProperties {
 
     public Headers getHeaders() {
         return headers;
+    }
+
+    public ClientIp getClientIp() {
+        return clientIp;
     }
 
     public LocalDenyCache getLocalDenyCache() {
@@ -410,6 +417,54 @@ public class LimiterProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+    }
+
+    /** How #clientIp finds the client's address behind proxies. */
+    public static class ClientIp {
+
+        /**
+         * Addresses and CIDR blocks (IPv4 or IPv6) of the proxies whose forwarding header is believed,
+         * such as 10.0.0.0/8. Empty: trust nobody, the client is the socket's peer.
+         */
+        private List<String> trustedProxies = new ArrayList<>();
+
+        /**
+         * Leading bits of an IPv6 client address that identify one client: 64 groups each /64 (one
+         * host may hold all of its addresses), 128 takes the exact address.
+         */
+        private int ipv6PrefixLength = 64;
+
+        /**
+         * Header the trusted proxies append the client's address to: 'x-forwarded-for' or
+         * 'forwarded' (RFC 7239). Only this one is read: a proxy passes the other through unchanged,
+         * as the client wrote it.
+         */
+        private ForwardedHeader forwardedHeader = ForwardedHeader.X_FORWARDED_FOR;
+
+        public List<String> getTrustedProxies() {
+            return trustedProxies;
+        }
+
+        public void setTrustedProxies(List<String> trustedProxies) {
+            this.trustedProxies = trustedProxies;
+        }
+
+        public int getIpv6PrefixLength() {
+            return ipv6PrefixLength;
+        }
+
+        public void setIpv6PrefixLength(int ipv6PrefixLength) {
+            this.ipv6PrefixLength = ipv6PrefixLength;
+        }
+
+        public ForwardedHeader getForwardedHeader() {
+            return forwardedHeader;
+        }
+
+        public void setForwardedHeader(ForwardedHeader forwardedHeader) {
+            this.forwardedHeader = forwardedHeader;
         }
 
     }

@@ -1,13 +1,20 @@
 package dev.limiter.spring;
 
+import java.net.InetSocketAddress;
+import java.security.Principal;
+import java.util.Optional;
+
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * The response of the WebFlux exchange a subscription serves, found in the subscriber's context
- * where {@link ServerWebExchangeContextFilter} put it. Loaded only when Reactor and Spring Web are present.
+ * The WebFlux exchange a subscription serves, found in the subscriber's context where
+ * {@link ServerWebExchangeContextFilter} put it: its response, and its request as a {@link CallRequest}. Loaded only when Reactor and Spring Web are present.
  */
 final class CurrentServerExchange {
 
@@ -25,5 +32,29 @@ final class CurrentServerExchange {
                 }
             };
         }).orElse(null);
+    }
+
+    /**
+     * The request of the exchange subscribing, as a {@link CallRequest}; {@code otherwise} outside
+     * an exchange (or without the filter). The principal is Spring Security's authentication in the
+     * subscriber's context, else the exchange's principal.
+     */
+    static Mono<CallRequest> callRequest(ContextView context, CallRequest otherwise, ClientIpResolver clientIps) {
+        Optional<ServerWebExchange> found = ServerWebExchangeContextFilter.getExchange(context);
+        if (found.isEmpty()) {
+            return Mono.just(otherwise);
+        }
+        ServerWebExchange exchange = found.get();
+        ServerHttpRequest request = exchange.getRequest();
+        InetSocketAddress remote = request.getRemoteAddress();
+        String peer = (remote == null) ? null
+                : (remote.getAddress() != null) ? remote.getAddress().getHostAddress() : remote.getHostString();
+        String clientIp = clientIps.resolve(peer, request.getHeaders().getOrEmpty(clientIps.headerName()));
+        Mono<Principal> principal = exchange.getPrincipal();
+        if (SecurityPrincipal.PRESENT) {
+            principal = ReactiveSecurityPrincipal.ofSubscriber().switchIfEmpty(principal);
+        }
+        return principal.map((who) -> new CallRequest(request, who, clientIp))
+            .defaultIfEmpty(new CallRequest(request, null, clientIp));
     }
 }

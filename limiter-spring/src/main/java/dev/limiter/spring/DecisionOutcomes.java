@@ -6,6 +6,7 @@ import dev.limiter.Decision;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -50,11 +51,12 @@ class DecisionOutcomes {
      * The key and cost of one call of {@code method}; a call whose key or cost expression fails is
      * counted as an error before the exception goes on.
      *
+     * @param request the request the call serves, {@link CallRequest#NONE} when the method does not use it
      * @return null when the call is not to be limited
      */
-    LimitedMethod.Call evaluate(LimitedMethod method, Object[] args, Object target) {
+    LimitedMethod.@Nullable Call evaluate(LimitedMethod method, @Nullable Object[] args, @Nullable Object target, CallRequest request) {
         try {
-            return method.call(args, target);
+            return method.call(args, target, request);
         }
         catch (RuntimeException ex) {
             recorder.countError(method.decidingLimiter());

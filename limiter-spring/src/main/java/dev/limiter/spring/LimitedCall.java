@@ -6,6 +6,7 @@ import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call of a limited method whose key and cost are known: what every return kind needs to decide
@@ -23,12 +24,44 @@ final class LimitedCall {
 
     private final long cost;
 
+    /** The request known when the method was called, for a call whose key is evaluated later; null once evaluated. */
+    private final @Nullable CallRequest pending;
+
     LimitedCall(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, LimitedMethod.Call call) {
+        this(invocation, method, prepared, call.key(), call.cost(), null);
+    }
+
+    private LimitedCall(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, String key, long cost,
+            @Nullable CallRequest pending) {
         this.invocation = invocation;
         this.method = method;
         this.prepared = prepared;
-        this.key = call.key();
-        this.cost = call.cost();
+        this.key = key;
+        this.cost = cost;
+        this.pending = pending;
+    }
+
+    /**
+     * A call whose key and cost are evaluated later, on subscription, by {@link #evaluate(CallRequest)}.
+     *
+     * @param request what is known of the request when the method is called (a servlet request)
+     */
+    static LimitedCall pending(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, CallRequest request) {
+        return new LimitedCall(invocation, method, prepared, "", 1, request);
+    }
+
+    /** What was known of the request when the method was called, if the key is still to be evaluated; else null. */
+    @Nullable CallRequest pending() {
+        return pending;
+    }
+
+    /**
+     * This call with its key and cost evaluated for {@code request}, or null when the call is not to
+     * be limited (missing key, skipped).
+     */
+    @Nullable LimitedCall evaluate(CallRequest request) {
+        LimitedMethod.Call call = prepared.outcomes().evaluate(method, invocation.getArguments(), invocation.getThis(), request);
+        return (call != null) ? new LimitedCall(invocation, method, prepared, call) : null;
     }
 
     LimitedMethod method() {

@@ -1,6 +1,9 @@
 package dev.limiter.spring;
 
 import java.lang.reflect.Method;
+import java.security.Principal;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
@@ -47,6 +50,15 @@ final class LimitedMethod {
 
     private final ReturnKind returns;
 
+    /** The request variables (#request, #principal, #clientIp) the expressions use, by name. */
+    private final Set<String> requestVariables;
+
+    /** The bean computing keys instead of the key expression; null for none. */
+    private final @Nullable Supplier<KeyResolver> keyResolver;
+
+    /** How the key resolver is named, for messages. */
+    private final String keyResolverName;
+
     /**
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
@@ -54,10 +66,14 @@ final class LimitedMethod {
      * @param cost cost expression, or null for a cost of 1
      * @param shadow whether rejected calls proceed anyway
      * @param fallback what answers a rejected call, or null to throw
+     * @param requestVariables the request variables the expressions use
+     * @param keyResolver the bean computing keys instead of {@code key}, or null
+     * @param keyResolverName the bean's name, for messages
      */
     LimitedMethod(RateLimiter limiter, Method method, @Nullable Expression key, @Nullable Expression cost, String site,
             ParameterNameDiscoverer parameterNames, @Nullable BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
-            @Nullable FallbackMethod fallback) {
+            @Nullable FallbackMethod fallback, Set<String> requestVariables, @Nullable Supplier<KeyResolver> keyResolver,
+            String keyResolverName) {
         this.limiter = limiter;
         this.deciding = MeteredRateLimiter.unwrap(limiter);
         this.method = method;
@@ -71,6 +87,14 @@ final class LimitedMethod {
         this.fallback = fallback;
         this.headerFields = RateLimitHeaderFields.of(limiter);
         this.returns = ReturnKind.of(method, site);
+        this.requestVariables = Set.copyOf(requestVariables);
+        this.keyResolver = keyResolver;
+        this.keyResolverName = keyResolverName;
+    }
+
+    /** Whether a call's key or cost depends on the request it serves (request variables or a key resolver). */
+    boolean usesRequest() {
+        return keyResolver != null || !requestVariables.isEmpty();
     }
 
     /** What the method returns, which decides when its calls are decided. */
@@ -119,11 +143,12 @@ final class LimitedMethod {
     /**
      * Evaluates the key and cost of one call, with one evaluation context for both.
      *
+     * @param request the request the call serves, {@link CallRequest#NONE} when the method does not use it
      * @return the call's key and cost; null when the call is not to be limited (missing key, skipped)
      */
-    @Nullable Call call(@Nullable Object[] args, @Nullable Object target) {
-        EvaluationContext context = context(args, target);
-        String key = key(context);
+    @Nullable Call call(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
+        EvaluationContext context = context(args, target, request);
+        String key = (keyResolver != null) ? resolvedKey(args, target, request) : key(context);
         return (key != null) ? new Call(key, cost(context)) : null;
     }
 
@@ -131,7 +156,7 @@ final class LimitedMethod {
      * The context one call's key and cost are evaluated in, created once per call; null when neither
      * is an expression.
      */
-    @Nullable EvaluationContext context(@Nullable Object[] args, @Nullable Object target) {
+    private @Nullable EvaluationContext context(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
         if (key == null && cost == null) {
             return null;
         }
@@ -139,30 +164,63 @@ final class LimitedMethod {
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
+        // Only the variables the expressions use and no parameter shadows: a parameter named "request" stays itself.
+        for (String variable : requestVariables) {
+            context.setVariable(variable, switch (variable) {
+                case REQUEST -> request.request();
+                case PRINCIPAL -> request.principal();
+                case CLIENT_IP -> request.clientIp();
+                default -> null;
+            });
+        }
         return context;
     }
 
+    /** The variable holding the HTTP request the call serves. */
+    static final String REQUEST = "request";
+
+    /** The variable holding who is authenticated. */
+    static final String PRINCIPAL = "principal";
+
+    /** The variable holding the client's address. */
+    static final String CLIENT_IP = "clientIp";
+
     /** The key this call is limited under; null when it is not to be limited (missing key, skipped). */
-    @Nullable String key(@Nullable EvaluationContext context) {
+    private @Nullable String key(@Nullable EvaluationContext context) {
         if (key == null) {
             return "";
         }
-        Object value = key.getValue(context);
-        String text = (value != null) ? value.toString() : null;
+        return keyOrMissing(text(key.getValue(context)), "The rate limit key " + key.getExpressionString());
+    }
+
+    private @Nullable String resolvedKey(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
+        String text = keyResolver.get().resolve(new KeyContext(method, args, target, request));
+        return keyOrMissing(text, "The key resolver '" + keyResolverName + "'");
+    }
+
+    /** A principal stands for its name: its toString may hold details that change per session. */
+    private static @Nullable String text(@Nullable Object value) {
+        if (value instanceof Principal principal) {
+            return principal.getName();
+        }
+        return (value != null) ? value.toString() : null;
+    }
+
+    private @Nullable String keyOrMissing(@Nullable String text, String source) {
         if (text != null && !text.isEmpty()) {
             return text;
         }
         return switch (onMissingKey) {
             case SKIP -> null;
             case SHARED -> "";
-            case REJECT -> throw new MissingRateLimitKeyException(limiter.name(), "The rate limit key " + key.getExpressionString()
+            case REJECT -> throw new MissingRateLimitKeyException(limiter.name(), source
                     + " of " + site + " evaluated to " + (text == null ? "null" : "an empty text")
                     + "; the call cannot be limited without it (limiter.on-missing-key=reject)");
         };
     }
 
     /** The permits this call takes. */
-    long cost(@Nullable EvaluationContext context) {
+    private long cost(@Nullable EvaluationContext context) {
         if (cost == null) {
             return 1;
         }

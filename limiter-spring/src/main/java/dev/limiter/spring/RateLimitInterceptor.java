@@ -15,7 +15,7 @@ import org.springframework.aop.support.AopUtils;
  * with {@link RateLimitExceededException} without calling the method. With max-wait, a call whose
  * permits were reserved ahead waits for its turn first. In shadow mode a rejected call proceeds;
  * with a fallback method, the fallback answers it. One path for every method: the key and cost are
- * evaluated here, the decision becomes a {@link Consequence}, and the method's {@link ReturnKind}
+ * evaluated here (for a reactive method whose key depends on the request, on each subscription instead), the decision becomes a {@link Consequence}, and the method's {@link ReturnKind}
  * renders it as a plain value, a {@code CompletionStage} or a reactive type, without blocking for
  * the latter two. Every outcome passes through {@link DecisionOutcomes}.
  */
@@ -38,9 +38,14 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         ReturnKind returns = limited.returns();
+        CallRequest request = limited.usesRequest() ? CallRequests.ofThisThread(prepared.clientIps()) : CallRequest.NONE;
+        if (limited.usesRequest() && returns.evaluatesPerSubscription()) {
+            // A WebFlux exchange is only in the subscriber's context: the key waits for the subscription.
+            return returns.limit(LimitedCall.pending(invocation, limited, prepared, request));
+        }
         LimitedMethod.Call call;
         try {
-            call = prepared.outcomes().evaluate(limited, invocation.getArguments(), target);
+            call = prepared.outcomes().evaluate(limited, invocation.getArguments(), target, request);
         }
         catch (RuntimeException ex) {
             // An asynchronous call fails its result, not its caller.

@@ -42,8 +42,21 @@ public @interface RateLimited {
     /**
      * SpEL expression over the method's parameters giving the key limited separately, such as
      * {@code #user.id}, {@code #p0} or {@code @tenants.current()}. Empty: one limit for all callers.
+     * <p>
+     * It may also name the HTTP request the call serves, unless a parameter has the same name:
+     * {@code #request} (the {@code HttpServletRequest} in Spring MVC, the {@code ServerHttpRequest}
+     * in WebFlux; null outside a request), {@code #principal} (Spring Security's authentication,
+     * else the request's user principal; null for nobody or an anonymous user; a key that is a
+     * principal is its name) and {@code #clientIp} (the client's address behind the trusted proxies
+     * of {@code limiter.client-ip.*}). For a reactive method they are those of the subscription.
      */
     String key() default "";
+
+    /**
+     * Name of a {@link KeyResolver} bean that computes the key in code, instead of {@link #key()}
+     * (give one or the other). Checked at startup.
+     */
+    String keyResolver() default "";
 
     /**
      * Algorithm, unless {@code limiter.limiters.<name>.algorithm} says otherwise: fixed window,
@@ -76,7 +89,10 @@ public @interface RateLimited {
      */
     String maxWait() default "";
 
-    /** SpEL expression giving the permits one call takes, a positive whole number. */
+    /**
+     * SpEL expression giving the permits one call takes, a positive whole number; it may name the
+     * same request variables as {@link #key()}.
+     */
     String cost() default "1";
 
     /**

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import dev.limiter.RateLimiter;
 
@@ -30,6 +31,7 @@ import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Finds {@code @RateLimited} methods and prepares each once: resolves its limiter, parses its key
@@ -59,6 +61,11 @@ public final class RateLimitedMethods {
 
     private volatile @Nullable Executor asyncExecutor;
 
+    private final ClientIpResolver clientIps;
+
+    /** The variables naming the request a call serves, unless a parameter has the name. */
+    private static final Set<String> REQUEST_VARIABLES = Set.of(LimitedMethod.REQUEST, LimitedMethod.PRINCIPAL, LimitedMethod.CLIENT_IP);
+
     /**
      * @param limiters finds each method's limiter
      * @param beanFactory resolves {@code @bean} references in key expressions, and the application's task executor;
@@ -69,11 +76,26 @@ public final class RateLimitedMethods {
      */
     public RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
             boolean headerFields, DecisionRecorder recorder) {
-        this(limiters, beanFactory, onMissingKey, new DecisionOutcomes(headerFields, recorder));
+        this(limiters, beanFactory, onMissingKey, headerFields, recorder, ClientIpResolver.DIRECT);
+    }
+
+    /**
+     * @param limiters finds each method's limiter
+     * @param beanFactory resolves {@code @bean} references in key expressions, key resolvers, and the
+     *     application's task executor; null for none of them
+     * @param onMissingKey what becomes of a call whose key is null or empty
+     * @param headerFields whether responses get the RateLimit header fields
+     * @param recorder observes decisions and counts outcomes ({@link DecisionRecorder#NONE} for nothing)
+     * @param clientIps finds the client's address for {@code #clientIp}
+     */
+    public RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
+            boolean headerFields, DecisionRecorder recorder, ClientIpResolver clientIps) {
+        this(limiters, beanFactory, onMissingKey, new DecisionOutcomes(headerFields, recorder), clientIps);
     }
 
     RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
-            DecisionOutcomes outcomes) {
+            DecisionOutcomes outcomes, ClientIpResolver clientIps) {
+        this.clientIps = clientIps;
         this.limiters = limiters;
         this.onMissingKey = onMissingKey;
         this.outcomes = outcomes;
@@ -128,6 +150,11 @@ public final class RateLimitedMethods {
         return AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
     }
 
+    /** Finds the client's address of a request. */
+    ClientIpResolver clientIps() {
+        return clientIps;
+    }
+
     /** Where the outcome of every limited call goes. */
     DecisionOutcomes outcomes() {
         return outcomes;
@@ -164,15 +191,39 @@ public final class RateLimitedMethods {
                             + "under limiter.limiters.orders");
         }
         RateLimiter limiter = limiters.limiterFor(annotation, site);
-        Expression key = parse(annotation.key(), "key", specific, targetClass);
+        Set<String> requestVariables = new LinkedHashSet<>();
+        Expression key = parse(annotation.key(), "key", specific, targetClass, requestVariables);
         String costText = annotation.cost().trim();
-        Expression cost = (costText.isEmpty() || costText.equals("1")) ? null : parse(costText, "cost", specific, targetClass);
+        Expression cost = (costText.isEmpty() || costText.equals("1")) ? null
+                : parse(costText, "cost", specific, targetClass, requestVariables);
+        String resolverName = annotation.keyResolver().trim();
+        Supplier<KeyResolver> keyResolver = resolverName.isEmpty() ? null : keyResolver(resolverName, key, specific, targetClass);
         boolean shadow = limiters.shadow(annotation);
         FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
-        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback);
+        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
+                requestVariables, keyResolver, resolverName);
     }
 
-    private @Nullable Expression parse(String text, String attribute, Method method, Class<?> targetClass) {
+    /** The key resolver bean named by the annotation, checked now and fetched on the first call (it may not exist yet). */
+    private Supplier<KeyResolver> keyResolver(String name, @Nullable Expression key, Method method, Class<?> targetClass) {
+        String where = "@RateLimited(keyResolver) on " + describe(method, targetClass);
+        if (key != null) {
+            throw new LimiterConfigurationException(where, "\"" + name + "\"", "A key resolver computes the key that the key expression "
+                    + key.getExpressionString() + " would give", "Give either key or keyResolver, not both");
+        }
+        if (beanFactory == null || !beanFactory.containsBean(name)) {
+            throw new LimiterConfigurationException(where, "\"" + name + "\"", "There is no bean named '" + name + "'",
+                    "Declare a KeyResolver bean of that name, or fix the name");
+        }
+        if (!beanFactory.isTypeMatch(name, KeyResolver.class)) {
+            throw new LimiterConfigurationException(where, "\"" + name + "\"", "The bean '" + name + "' is a "
+                    + beanFactory.getType(name) + ", not a " + KeyResolver.class.getName(), "Name a KeyResolver bean");
+        }
+        BeanFactory beans = beanFactory;
+        return SingletonSupplier.of(() -> beans.getBean(name, KeyResolver.class));
+    }
+
+    private @Nullable Expression parse(String text, String attribute, Method method, Class<?> targetClass, Set<String> requestVariables) {
         if (text.isBlank()) {
             return null;
         }
@@ -186,13 +237,20 @@ public final class RateLimitedMethods {
                     "Write an expression over the method's parameters, such as #user.id or #p0");
         }
         if (expression instanceof SpelExpression spel) {
-            checkVariables(spel.getAST(), method, variables(method), where, text);
+            Set<String> parameters = parameters(method);
+            Set<String> variables = new LinkedHashSet<>(parameters);
+            variables.addAll(REQUEST_VARIABLES);
+            Set<String> used = new LinkedHashSet<>();
+            checkVariables(spel.getAST(), method, variables, where, text, used);
+            used.removeAll(parameters);
+            used.retainAll(REQUEST_VARIABLES);
+            requestVariables.addAll(used);
         }
         return expression;
     }
 
-    /** The variables an expression may name: the parameters by name and as #p0/#a0, and #root/#this. */
-    private Set<String> variables(Method method) {
+    /** The parameters an expression may name: by name and as #p0/#a0, and #root/#this. */
+    private Set<String> parameters(Method method) {
         Set<String> names = new LinkedHashSet<>();
         String[] declared = parameterNames.getParameterNames(method);
         if (declared != null) {
@@ -207,26 +265,27 @@ public final class RateLimitedMethods {
         return names;
     }
 
-    private void checkVariables(SpelNode node, Method method, Set<String> variables, String where, String text) {
+    private void checkVariables(SpelNode node, Method method, Set<String> variables, String where, String text, Set<String> used) {
         if (node instanceof VariableReference) {
             String name = node.toStringAST().substring(1);
+            used.add(name);
             if (!variables.contains(name)) {
                 String[] declared = parameterNames.getParameterNames(method);
                 throw new LimiterConfigurationException(where, "\"" + text + "\"", "The expression names #" + name
                         + ", which is not a parameter of the method",
-                        "Use one of the parameters " + parameterList(variables) + (declared == null
+                        "Use one of the parameters " + parameterList(variables) + ", or #request, #principal, #clientIp" + (declared == null
                                 ? " (parameter names are unavailable: compile with -parameters to use them)" : ""));
             }
         }
         for (int i = 0; i < node.getChildCount(); i++) {
-            checkVariables(node.getChild(i), method, variables, where, text);
+            checkVariables(node.getChild(i), method, variables, where, text, used);
         }
     }
 
     private static String parameterList(Set<String> variables) {
         Set<String> shown = new LinkedHashSet<>();
         for (String variable : variables) {
-            if (!variable.equals("root") && !variable.equals("this")) {
+            if (!variable.equals("root") && !variable.equals("this") && !REQUEST_VARIABLES.contains(variable)) {
                 shown.add("#" + variable);
             }
         }

@@ -1,6 +1,7 @@
 package dev.limiter.spring;
 
 import java.lang.reflect.Method;
+import java.util.Optional;
 
 import dev.limiter.Decision;
 
@@ -15,7 +16,8 @@ import reactor.util.context.ContextView;
 
 /**
  * Limits a method returning a reactive type without blocking: the key is evaluated when the method
- * is called, and the method is called then too (assembling a publisher does nothing by itself), but
+ * is called (a key that depends on the request, such as {@code #clientIp}, on each subscription,
+ * since WebFlux keeps the exchange in the subscriber's context), and the method is called then too (assembling a publisher does nothing by itself), but
  * each subscription is decided first, through the reactive Redis API, and only then subscribes to
  * the method's publisher. A rejection is an error signal of
  * {@link dev.limiter.RateLimitExceededException}; with max-wait, the subscription waits on a timer,
@@ -63,13 +65,38 @@ final class ReactiveCalls implements ReturnKind {
         Publisher<?> source = adapter.toPublisher(result);
         // A servlet request is bound to this thread only now; a WebFlux exchange is in the subscriber's context.
         RateLimitResponse servletResponse = call.prepared().outcomes().responseOfThisCall();
-        Mono<Decision> decision = Mono.fromCompletionStage(call::decideAsync);
         Publisher<?> limited = multiValue
-                ? Flux.deferContextual((context) -> decision.flatMapMany((decided) -> Flux.from(
-                        render(call, call.follow(decided, response(call, context, servletResponse)), source))))
-                : Mono.deferContextual((context) -> decision.flatMap((decided) -> Mono.from(
-                        render(call, call.follow(decided, response(call, context, servletResponse)), source))));
+                ? Flux.deferContextual((context) -> ready(call, context).flatMapMany((ready) -> ready.isEmpty() ? Flux.from(source)
+                        : decision(ready.get()).flatMapMany((decided) -> Flux.from(
+                                render(ready.get(), ready.get().follow(decided, response(call, context, servletResponse)), source)))))
+                : Mono.deferContextual((context) -> ready(call, context).flatMap((ready) -> ready.isEmpty() ? Mono.from(source)
+                        : decision(ready.get()).flatMap((decided) -> Mono.from(
+                                render(ready.get(), ready.get().follow(decided, response(call, context, servletResponse)), source)))));
         return adapter.fromPublisher(limited);
+    }
+
+    /**
+     * The call ready to decide: as it is, or, when its key depends on the request, evaluated for the
+     * request of the subscription (the WebFlux exchange in its context, else the request known when
+     * the method was called); empty when the call is not to be limited.
+     */
+    private static Mono<Optional<LimitedCall>> ready(LimitedCall call, ContextView context) {
+        CallRequest known = call.pending();
+        if (known == null) {
+            return Mono.just(Optional.of(call));
+        }
+        Mono<CallRequest> request = EXCHANGE_PRESENT ? CurrentServerExchange.callRequest(context, known, call.prepared().clientIps())
+                : Mono.just(known);
+        return request.map((found) -> Optional.ofNullable(call.evaluate(found)));
+    }
+
+    private static Mono<Decision> decision(LimitedCall call) {
+        return Mono.fromCompletionStage(call::decideAsync);
+    }
+
+    @Override
+    public boolean evaluatesPerSubscription() {
+        return true;
     }
 
     @Override

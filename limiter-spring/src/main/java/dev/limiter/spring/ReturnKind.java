@@ -37,6 +37,14 @@ interface ReturnKind {
      */
     Object failure(RuntimeException ex);
 
+    /**
+     * Whether a key that depends on the request is evaluated on each subscription, in the
+     * subscriber's context (where WebFlux keeps the exchange), rather than when the method is called.
+     */
+    default boolean evaluatesPerSubscription() {
+        return false;
+    }
+
     /** Whether calls are decided asynchronously, after the method returned (or instead of calling it). */
     default boolean isAsync() {
         return true;

@@ -1,0 +1,37 @@
+package dev.limiter.spring;
+
+import java.security.Principal;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * The servlet request being handled on this thread, as a {@link CallRequest}. Loaded only when the
+ * Servlet API and Spring Web are present.
+ */
+final class CurrentServletRequest {
+
+    private CurrentServletRequest() {
+    }
+
+    /** The request of this thread; {@link CallRequest#NONE} (with Spring Security's principal, if any) outside one. */
+    static CallRequest get(ClientIpResolver clientIps) {
+        RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+        if (!(attributes instanceof ServletRequestAttributes servlet)) {
+            return CallRequests.outsideRequest();
+        }
+        HttpServletRequest request = servlet.getRequest();
+        Principal principal = SecurityPrincipal.PRESENT ? SecurityPrincipal.ofThisThread() : null;
+        if (principal == null) {
+            principal = request.getUserPrincipal();
+        }
+        Enumeration<String> values = request.getHeaders(clientIps.headerName());
+        List<String> forwarded = (values != null) ? Collections.list(values) : List.of();
+        return new CallRequest(request, principal, clientIps.resolve(request.getRemoteAddr(), forwarded));
+    }
+}

@@ -1,0 +1,62 @@
+package dev.limiter.spring;
+
+import java.lang.reflect.Method;
+import java.security.Principal;
+
+import org.jspecify.annotations.Nullable;
+
+/** One call of a limited method, as a {@link KeyResolver} sees it. */
+public final class KeyContext {
+
+    private final Method method;
+
+    private final @Nullable Object[] arguments;
+
+    private final @Nullable Object target;
+
+    private final CallRequest request;
+
+    KeyContext(Method method, @Nullable Object[] arguments, @Nullable Object target, CallRequest request) {
+        this.method = method;
+        this.arguments = arguments;
+        this.target = target;
+        this.request = request;
+    }
+
+    /** The limited method, as declared on the target's class. */
+    public Method method() {
+        return method;
+    }
+
+    /** The call's arguments (the array itself: do not change it). */
+    public @Nullable Object[] arguments() {
+        return arguments;
+    }
+
+    /** The object called. */
+    public @Nullable Object target() {
+        return target;
+    }
+
+    /**
+     * The HTTP request the call serves: a {@code jakarta.servlet.http.HttpServletRequest} in Spring
+     * MVC, an {@code org.springframework.http.server.reactive.ServerHttpRequest} in WebFlux; null
+     * outside a request.
+     */
+    public @Nullable Object request() {
+        return request.request();
+    }
+
+    /**
+     * Who is authenticated: Spring Security's {@code Authentication} when it has one (anonymous
+     * counts as none), else the request's user principal; null for nobody.
+     */
+    public @Nullable Principal principal() {
+        return request.principal();
+    }
+
+    /** The client's address, as for {@code #clientIp}; null outside a request. */
+    public @Nullable String clientIp() {
+        return request.clientIp();
+    }
+}
