@@ -125,6 +125,22 @@ class SampleFeaturesTest {
     }
 
     @Test
+    void statusIsLimitedPerClientAddressTakenFromTheTrustedProxy() throws Exception {
+        for (int i = 1; i <= 3; i++) {
+            assertThat(status("203.0.113.7").statusCode()).as("call %d", i).isEqualTo(200);
+        }
+        HttpResponse<String> rejected = status("203.0.113.7");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"status\";r=0;t=" + rejected.headers().firstValue("Retry-After").orElseThrow());
+        // Another client behind the same proxy has a limit of its own.
+        assertThat(status("203.0.113.8").statusCode()).isEqualTo(200);
+        // The proxy's own address is a client too, apart from those it forwards.
+        assertThat(status(null).statusCode()).isEqualTo(200);
+        HttpResponse<String> quota = get("/actuator/limiters/status/203.0.113.7", null);
+        assertThat(quota.body()).contains("\"remaining\":0");
+    }
+
+    @Test
     void theLimitersEndpointShowsConfigurationAndTheQuotaOfAKey() throws Exception {
         HttpResponse<String> limiters = get("/actuator/limiters", null);
         assertThat(limiters.statusCode()).isEqualTo(200);
@@ -160,6 +176,15 @@ class SampleFeaturesTest {
             }
         }
         return total;
+    }
+
+    /** GET /api/status as the trusted local proxy forwards it for {@code client}, or from the proxy itself when null. */
+    private HttpResponse<String> status(String client) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/status")).GET();
+        if (client != null) {
+            request.header("X-Forwarded-For", client);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> search(String user) throws IOException, InterruptedException {
