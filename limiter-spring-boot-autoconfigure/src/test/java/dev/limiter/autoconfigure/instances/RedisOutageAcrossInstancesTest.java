@@ -34,11 +34,12 @@ class RedisOutageAcrossInstancesTest {
     static final long PAUSE_MILLIS = 5;
 
     /**
-     * The default timeout (500 ms) and room for a loaded machine's scheduling: a call that waited for
-     * Redis twice, or a timeout firing a tick of Lettuce's default 100 ms timer late on top of a busy
-     * machine, shows here. Measured: 520-540 ms with three flooding instances on 2 cores.
+     * Twice the default timeout (500 ms), exclusive: a call that waited for Redis twice (two timeouts)
+     * fails, while one timeout plus the scheduling delays of three flooding JVMs on 2 cores passes.
+     * Measured: 535-620 ms in most runs, once 823 ms for one call of the whole suite's run, with
+     * nothing else on the machine.
      */
-    static final Duration LONGEST_CALL = Duration.ofMillis(800);
+    static final Duration LONGEST_CALL = Duration.ofMillis(1000);
 
     @Test
     void stalledThenKilledRedisLetsNoMoreThanTheBucketAndItsRefillThrough() throws InterruptedException {
