@@ -1,7 +1,5 @@
 package dev.limiter;
 
-import java.util.regex.Pattern;
-
 /**
  * Creates limiters on one backend: {@code RedisRateLimiterFactory} (module limiter-redis) shares state across instances
  * through Redis, {@code InMemoryRateLimiterFactory} keeps it in this process.
@@ -30,19 +28,10 @@ public interface RateLimiterFactory {
      * @throws IllegalArgumentException naming the bad name and what a name may hold
      */
     static String checkName(String name) {
-        if (name == null || !Names.NAME.matcher(name).matches()) {
+        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
             throw new IllegalArgumentException("Invalid limiter name '" + name + "': use 1 to 100 letters, digits, '.', '-' or '_', "
                     + "starting with a letter or digit");
         }
         return name;
-    }
-
-    /** Holder of the name pattern, so that it is compiled once and stays out of the interface's API. */
-    final class Names {
-
-        private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
-
-        private Names() {
-        }
     }
 }

@@ -117,7 +117,8 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
         return states.estimatedSize();
     }
 
-    static void checkPermits(long permits) {
+    /** Checks the permits asked of any limiter: at least 1. Every backend checks them alike. */
+    public static void checkPermits(long permits) {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1 but was " + permits);
         }

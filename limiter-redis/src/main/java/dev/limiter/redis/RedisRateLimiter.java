@@ -17,6 +17,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.ResetFailedException;
+import dev.limiter.memory.InMemoryRateLimiter;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.RedisOperations;
@@ -103,7 +104,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public Decision tryAcquire(String key, long permits) {
-        checkPermits(permits);
+        InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
         Decision remembered = remembered(redisKey, permits);
         if (remembered != null) {
@@ -138,7 +139,7 @@ final class RedisRateLimiter implements RateLimiter {
         if (reactive == null) {
             return CompletableFuture.completedFuture(tryAcquire(key, permits));
         }
-        checkPermits(permits);
+        InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
         Decision remembered = remembered(redisKey, permits);
         if (remembered != null) {
@@ -280,12 +281,6 @@ final class RedisRateLimiter implements RateLimiter {
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
         return policy;
-    }
-
-    private static void checkPermits(long permits) {
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be at least 1 but was " + permits);
-        }
     }
 
     @Override

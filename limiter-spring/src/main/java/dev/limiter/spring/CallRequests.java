@@ -5,7 +5,8 @@ import org.springframework.util.ClassUtils;
 /** Finds the {@link CallRequest} of a call on this thread, with whichever web stack is present. */
 final class CallRequests {
 
-    private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", null)
+    /** Whether the Servlet API and Spring Web are present, so that a servlet request (and its response) can be found. */
+    static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", null)
             && ClassUtils.isPresent("org.springframework.web.context.request.ServletRequestAttributes", null);
 
     private CallRequests() {

@@ -7,7 +7,6 @@ import dev.limiter.Decision;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.util.ClassUtils;
 
 /**
  * The one place that learns the outcome of every limited call, after the decision and before the
@@ -19,9 +18,6 @@ import org.springframework.util.ClassUtils;
 class DecisionOutcomes {
 
     private static final Log logger = LogFactory.getLog(DecisionOutcomes.class);
-
-    private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletResponse", null)
-            && ClassUtils.isPresent("org.springframework.web.context.request.ServletRequestAttributes", null);
 
     private final boolean headers;
 
@@ -74,7 +70,7 @@ class DecisionOutcomes {
      * on another thread; {@link RateLimitResponse#NONE} when there is none or no fields are set.
      */
     RateLimitResponse responseOfThisCall() {
-        return (headers && SERVLET_PRESENT) ? CurrentServletResponse.capture() : RateLimitResponse.NONE;
+        return (headers && CallRequests.SERVLET_PRESENT) ? CurrentServletResponse.capture() : RateLimitResponse.NONE;
     }
 
     /**
@@ -100,7 +96,7 @@ class DecisionOutcomes {
             if (response != null) {
                 response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
             }
-            else if (SERVLET_PRESENT) {
+            else if (CallRequests.SERVLET_PRESENT) {
                 CurrentServletResponse.setHeaders(fields.policy(), fields.rateLimit(decision));
             }
         }
