@@ -1,21 +1,29 @@
 package dev.limiter;
 
 /**
- * Hears every decision a limiter makes, for metrics and tracing. Called on the deciding thread
- * right after the decision, so it must be quick and must not throw.
+ * Hears every decision limiters make, as {@link DecisionEvent}s: what metrics, observations and
+ * tracing listen to. Called on the deciding thread (for an asynchronous decision, the thread that
+ * completes it), so it must be quick and must not throw.
+ *
+ * <p>A listener that needs to see a decision begin, such as one timing it or opening a span, returns
+ * from {@link #onStart} the listener that is to hear how that one decision ends.
  */
 @FunctionalInterface
 public interface DecisionListener {
 
     /** A listener that does nothing. */
-    DecisionListener NONE = (limiter, decision, redisNanos) -> {
+    DecisionListener NONE = (event) -> {
     };
 
     /**
-     * @param limiter the deciding limiter
-     * @param decision its decision, with {@link Decision#source() what made it}: Redis, memory, the
-     *     local deny cache, or (while Redis fails) the failure policy
-     * @param redisNanos how long the Redis round trip took, or -1 when Redis was not asked
+     * Hears that {@code limiter} starts deciding a call, on the calling thread, before anything is
+     * asked; the listener returned hears that decision's event. The default returns this listener,
+     * which then hears the event as any other.
      */
-    void onDecision(RateLimiter limiter, Decision decision, long redisNanos);
+    default DecisionListener onStart(RateLimiter limiter) {
+        return this;
+    }
+
+    /** Hears one decision, or one call that could not be decided, once. */
+    void onDecision(DecisionEvent event);
 }

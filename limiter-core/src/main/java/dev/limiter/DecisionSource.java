@@ -4,20 +4,31 @@ package dev.limiter;
 public enum DecisionSource {
 
     /** The algorithm's script in Redis. */
-    REDIS,
+    REDIS("redis"),
 
     /**
      * A rejection Redis gave earlier for the same key, remembered in this process until its
      * retry-after (the local deny cache), so Redis was not asked.
      */
-    LOCAL_DENY_CACHE,
+    LOCAL_DENY_CACHE("local-deny-cache"),
 
     /** The in-memory backend. */
-    MEMORY,
+    MEMORY("memory"),
 
     /** The in-memory twin standing in for Redis while it fails ({@link FailurePolicy#LOCAL}). */
-    LOCAL_FALLBACK,
+    LOCAL_FALLBACK("local-fallback"),
 
     /** The {@link FailurePolicy#ALLOW} or {@link FailurePolicy#DENY} policy, while Redis fails. */
-    FAILURE_POLICY
+    FAILURE_POLICY("failure-policy");
+
+    private final String tag;
+
+    DecisionSource(String tag) {
+        this.tag = tag;
+    }
+
+    /** How metrics and the actuator endpoint name it: the {@code backend} tag of {@code limiter.decisions}. */
+    public String tag() {
+        return tag;
+    }
 }

@@ -61,6 +61,20 @@ public interface RateLimiter {
         throw new UnsupportedOperationException(getClass().getName() + " cannot reset keys");
     }
 
+    /**
+     * This limiter as seen by a caller that does something else than fail with what it rejects: it
+     * decides alike, on the same state, but its {@link DecisionListener}s hear its rejections with
+     * {@code outcome}, such as {@link Outcome#FALLBACK} when a fallback answers instead, or
+     * {@link Outcome#SHADOW_REJECTED} when the call proceeds all the same (shadow mode). So each call is
+     * counted once, with what became of it. The default returns this limiter.
+     *
+     * @param outcome what becomes of a rejected call: {@link Outcome#REJECTED},
+     *     {@link Outcome#FALLBACK} or {@link Outcome#SHADOW_REJECTED}
+     */
+    default RateLimiter reportingRejectionsAs(Outcome outcome) {
+        return this;
+    }
+
     /** Tries to take one permit for {@code key}. */
     default Decision tryAcquire(String key) {
         return tryAcquire(key, 1);

@@ -3,8 +3,10 @@ package dev.limiter.memory;
 import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.LimiterClock;
+import dev.limiter.Outcome;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
@@ -35,6 +37,9 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
 
     private final DecisionListener listener;
 
+    /** The outcome its listener hears for a rejection. */
+    private final Outcome rejectedAs;
+
     @SuppressWarnings("unchecked")
     InMemoryRateLimiter(String name, RateLimiterConfig config, LimiterClock clock, long maxKeys, DecisionListener listener) {
         this.name = RateLimiterFactory.checkName(name);
@@ -42,11 +47,28 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
         this.twin = (LocalAlgorithm<S>) LocalAlgorithm.of(config.algorithm());
         this.clock = clock;
         this.listener = listener;
+        this.rejectedAs = Outcome.REJECTED;
         this.states = Caffeine.newBuilder()
             .maximumSize(maxKeys)
             .ticker(() -> clock.nowMicros() * 1_000L)
             .expireAfter(new EntryExpiry<S>())
             .build();
+    }
+
+    /** {@code limiter}, on the same states, with its rejections heard as {@code rejectedAs}. */
+    private InMemoryRateLimiter(InMemoryRateLimiter<S> limiter, Outcome rejectedAs) {
+        this.name = limiter.name;
+        this.config = limiter.config;
+        this.twin = limiter.twin;
+        this.clock = limiter.clock;
+        this.listener = limiter.listener;
+        this.rejectedAs = rejectedAs;
+        this.states = limiter.states;
+    }
+
+    @Override
+    public RateLimiter reportingRejectionsAs(Outcome outcome) {
+        return (outcome == rejectedAs) ? this : new InMemoryRateLimiter<>(this, outcome);
     }
 
     /** State of one key and the time (us) at which it is idle again. */
@@ -69,7 +91,22 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
+        DecisionListener heard = listener.onStart(this);
         Decision[] decision = new Decision[1];
+        try {
+            decide(key, permits, decision);
+        }
+        catch (RuntimeException ex) {
+            heard.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+        if (heard != DecisionListener.NONE) {
+            heard.onDecision(DecisionEvent.of(this, decision[0], rejectedAs, -1));
+        }
+        return decision[0];
+    }
+
+    private void decide(String key, long permits, Decision[] decision) {
         states.asMap().compute(key, (k, entry) -> {
             // Time is read while the key is locked, as a script reads TIME: read before, a thread preempted
             // on its way in would decide at a stale time and set an expiry already past, so the next call
@@ -82,8 +119,6 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
             }
             return (step.state() != null) ? new Entry<>(step.state(), now + step.ttlMicros()) : null;
         });
-        listener.onDecision(this, decision[0], -1);
-        return decision[0];
     }
 
     @Override

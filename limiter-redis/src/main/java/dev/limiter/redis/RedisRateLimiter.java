@@ -8,10 +8,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimiterClock;
+import dev.limiter.Outcome;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
@@ -61,6 +63,9 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final DecisionListener listener;
 
+    /** The outcome its listener hears for a rejection. */
+    private final Outcome rejectedAs;
+
     /** Rejections remembered until their retry-after; null when the factory has no deny cache. */
     private final @Nullable LocalDenyCache denyCache;
 
@@ -84,7 +89,33 @@ final class RedisRateLimiter implements RateLimiter {
         this.policy = policy;
         this.shares = shares;
         this.listener = listener;
+        this.rejectedAs = Outcome.REJECTED;
         this.denyCache = denyCache;
+    }
+
+    /** {@code limiter}, on the same state, with its rejections heard as {@code rejectedAs}. */
+    private RedisRateLimiter(RedisRateLimiter limiter, Outcome rejectedAs) {
+        this.name = limiter.name;
+        this.config = limiter.config;
+        this.redis = limiter.redis;
+        this.operations = limiter.operations;
+        this.reactive = limiter.reactive;
+        this.script = limiter.script;
+        this.keyHead = limiter.keyHead;
+        this.codec = limiter.codec;
+        this.keyTail = limiter.keyTail;
+        this.clock = limiter.clock;
+        this.availability = limiter.availability;
+        this.policy = limiter.policy;
+        this.shares = limiter.shares;
+        this.listener = limiter.listener;
+        this.rejectedAs = rejectedAs;
+        this.denyCache = limiter.denyCache;
+    }
+
+    @Override
+    public RateLimiter reportingRejectionsAs(Outcome outcome) {
+        return (outcome == rejectedAs) ? this : new RedisRateLimiter(this, outcome);
     }
 
     @Override
@@ -106,12 +137,23 @@ final class RedisRateLimiter implements RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
-        Decision remembered = remembered(redisKey, permits);
+        DecisionListener heard = listener.onStart(this);
+        try {
+            return decide(redisKey, key, permits, heard);
+        }
+        catch (RuntimeException ex) {
+            heard.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+    }
+
+    private Decision decide(String redisKey, String key, long permits, DecisionListener heard) {
+        Decision remembered = remembered(redisKey, permits, heard);
         if (remembered != null) {
             return remembered;
         }
         if (!availability.available()) {
-            return withoutRedis(redisKey, key, permits);
+            return withoutRedis(redisKey, key, permits, heard);
         }
         Object[] args = args(permits);
         List<?> reply;
@@ -123,10 +165,10 @@ final class RedisRateLimiter implements RateLimiter {
             // A timed-out script may have been applied: it is never sent again, the policy decides
             // this call, and the availability judges whether Redis is out or this call alone failed.
             availability.failed(redisKey, ex);
-            return withoutRedis(redisKey, key, permits);
+            return withoutRedis(redisKey, key, permits, heard);
         }
         availability.succeeded();
-        return fromRedis(redisKey, key, permits, reply, System.nanoTime() - start);
+        return fromRedis(redisKey, key, permits, reply, System.nanoTime() - start, heard);
     }
 
     /**
@@ -141,12 +183,23 @@ final class RedisRateLimiter implements RateLimiter {
         }
         InMemoryRateLimiter.checkPermits(permits);
         String redisKey = redisKey(key);
-        Decision remembered = remembered(redisKey, permits);
+        DecisionListener heard = listener.onStart(this);
+        try {
+            return decideAsync(redisKey, key, permits, heard);
+        }
+        catch (RuntimeException ex) {
+            heard.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+    }
+
+    private CompletionStage<Decision> decideAsync(String redisKey, String key, long permits, DecisionListener heard) {
+        Decision remembered = remembered(redisKey, permits, heard);
         if (remembered != null) {
             return CompletableFuture.completedFuture(remembered);
         }
         if (!availability.available()) {
-            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits));
+            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits, heard));
         }
         Object[] args = args(permits);
         long start = System.nanoTime();
@@ -156,36 +209,49 @@ final class RedisRateLimiter implements RateLimiter {
         }
         catch (RuntimeException ex) {
             availability.failed(redisKey, ex);
-            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits));
+            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits, heard));
         }
         return reply.handle((answer, failure) -> {
             if (failure != null) {
                 // As for the blocking call: never sent again, the policy decides.
                 availability.failed(redisKey, runtime(failure));
-                return withoutRedis(redisKey, key, permits);
+                return withoutRedis(redisKey, key, permits, heard);
             }
             availability.succeeded();
-            return fromRedis(redisKey, key, permits, answer, System.nanoTime() - start);
+            try {
+                return fromRedis(redisKey, key, permits, answer, System.nanoTime() - start, heard);
+            }
+            catch (RuntimeException ex) {
+                heard.onDecision(DecisionEvent.failed(this, ex));
+                throw ex;
+            }
         });
     }
 
     /** The rejection the local deny cache remembers for this request, told to the listener; null when Redis must decide. */
-    private @Nullable Decision remembered(String redisKey, long permits) {
+    private @Nullable Decision remembered(String redisKey, long permits, DecisionListener heard) {
         if (denyCache == null) {
             return null;
         }
         Decision remembered = denyCache.rejection(redisKey, permits);
         if (remembered != null) {
-            listener.onDecision(this, remembered, -1);
+            heard(heard, remembered, -1);
         }
         return remembered;
+    }
+
+    /** Tells {@code heard} of {@code decision}, unless no one listens. */
+    private void heard(DecisionListener heard, Decision decision, long redisNanos) {
+        if (heard != DecisionListener.NONE) {
+            heard.onDecision(DecisionEvent.of(this, decision, rejectedAs, redisNanos));
+        }
     }
 
     /**
      * The decision in a script's reply: remembered if it rejects (deny cache), its quota remembered
      * for the local failure policy, told to the listener.
      */
-    private Decision fromRedis(String redisKey, String key, long permits, List<?> reply, long redisNanos) {
+    private Decision fromRedis(String redisKey, String key, long permits, List<?> reply, long redisNanos, DecisionListener heard) {
         Decision decision = codec.decision(reply);
         if (shares != null) {
             shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, decision.remaining(), ScriptCodec.resetAfterMicros(reply));
@@ -193,7 +259,7 @@ final class RedisRateLimiter implements RateLimiter {
         if (denyCache != null) {
             denyCache.remember(redisKey, permits, decision);
         }
-        listener.onDecision(this, decision, redisNanos);
+        heard(heard, decision, redisNanos);
         return decision;
     }
 
@@ -264,7 +330,7 @@ final class RedisRateLimiter implements RateLimiter {
      * The decision of the failure policy, while Redis fails. A claim this caller may hold on a remembered
      * rejection of the key gets no answer from Redis, so the others stop waiting for one.
      */
-    private Decision withoutRedis(String redisKey, String key, long permits) {
+    private Decision withoutRedis(String redisKey, String key, long permits, DecisionListener heard) {
         if (denyCache != null) {
             denyCache.settle(redisKey);
         }
@@ -274,7 +340,7 @@ final class RedisRateLimiter implements RateLimiter {
             case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
             case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.FAILURE_POLICY);
         };
-        listener.onDecision(this, decision, -1);
+        heard(heard, decision, -1);
         return decision;
     }
 

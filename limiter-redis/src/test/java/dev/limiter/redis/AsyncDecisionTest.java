@@ -69,7 +69,7 @@ class AsyncDecisionTest {
 
     final List<Heard> heard = new CopyOnWriteArrayList<>();
 
-    final DecisionListener listener = (limiter, decision, redisNanos) -> heard.add(new Heard(decision, decision.source(), redisNanos));
+    final DecisionListener listener = (event) -> heard.add(new Heard(event.decision(), event.decision().source(), event.redisNanos()));
 
     final VirtualClock clock = new VirtualClock();
 

@@ -1,6 +1,7 @@
 package dev.limiter.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -9,10 +10,12 @@ import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
+import dev.limiter.Outcome;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
@@ -37,10 +40,21 @@ class DecisionListenerTest {
 
     final List<Heard> heard = new CopyOnWriteArrayList<>();
 
-    final DecisionListener listener = (limiter, decision, redisNanos) -> heard
-        .add(new Heard(limiter.name(), decision, decision.source(), redisNanos));
+    final DecisionListener listener = (event) -> heard
+        .add(new Heard(event.limiter().name(), event.decision(), event.decision().source(), event.redisNanos()));
 
     final VirtualClock clock = new VirtualClock();
+
+    final List<Outcome> heardOutcomes = new CopyOnWriteArrayList<>();
+
+    final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+    final DecisionListener outcomes = (event) -> {
+        heardOutcomes.add(event.outcome());
+        if (event.failure() != null) {
+            failures.add(event.failure());
+        }
+    };
 
     @Test
     void memoryDecisionsAreHeardAsMemory() {
@@ -87,6 +101,91 @@ class DecisionListenerTest {
                 connections.destroy();
             }
         }
+    }
+
+    @Test
+    void aCallerReportsWhatBecomesOfRejectionsOnTheSameStateInMemory() {
+        InMemoryRateLimiterFactory factory = InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(100).listener(outcomes).build();
+        assertRejectionsReportedAsTheCallerSays(factory.create("orders", Algorithm.FIXED_WINDOW, TWO_PER_MINUTE));
+    }
+
+    @Test
+    void aCallerReportsWhatBecomesOfRejectionsOnTheSameStateInRedis() {
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.shared())
+            .keyPrefix(TestRedisSupport.uniquePrefix())
+            .clock(clock)
+            .listener(outcomes).build();
+        try {
+            assertRejectionsReportedAsTheCallerSays(factory.create("orders", Algorithm.GCRA, TWO_PER_MINUTE));
+        }
+        finally {
+            factory.close();
+        }
+    }
+
+    /** Two permits through the limiter, then rejections through it and its views: one event each, with the view's outcome. */
+    private void assertRejectionsReportedAsTheCallerSays(RateLimiter limiter) {
+        RateLimiter fallback = limiter.reportingRejectionsAs(Outcome.FALLBACK);
+        RateLimiter shadow = limiter.reportingRejectionsAs(Outcome.SHADOW_REJECTED);
+        assertThat(limiter.reportingRejectionsAs(Outcome.REJECTED)).isSameAs(limiter);
+        assertThat(fallback.name()).isEqualTo(limiter.name());
+        assertThat(fallback.tryAcquire("k").allowed()).isTrue();
+        assertThat(shadow.tryAcquire("k").allowed()).isTrue();
+        // The views share the limiter's state: the key is spent for all of them.
+        assertThat(fallback.tryAcquire("k").allowed()).isFalse();
+        assertThat(shadow.tryAcquireAsync("k", 1).toCompletableFuture().join().allowed()).isFalse();
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        assertThat(heardOutcomes).containsExactly(Outcome.ALLOWED, Outcome.ALLOWED, Outcome.FALLBACK, Outcome.SHADOW_REJECTED,
+                Outcome.REJECTED);
+    }
+
+    @Test
+    void aListenerThatStartsWithADecisionHearsHowThatOneEnds() {
+        List<String> trace = new CopyOnWriteArrayList<>();
+        DecisionListener timing = new DecisionListener() {
+
+            private int started;
+
+            @Override
+            public DecisionListener onStart(RateLimiter limiter) {
+                int number = ++started;
+                trace.add("start " + number);
+                return (event) -> trace.add("end " + number + " " + event.outcome() + " " + event.decision().source());
+            }
+
+            @Override
+            public void onDecision(DecisionEvent event) {
+                trace.add("unstarted " + event.outcome());
+            }
+        };
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.shared())
+            .keyPrefix(TestRedisSupport.uniquePrefix())
+            .clock(clock)
+            .localDenyCache(100)
+            .listener(timing).build();
+        try {
+            RateLimiter limiter = factory.create("timed", Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE);
+            limiter.tryAcquire("k");
+            limiter.tryAcquireAsync("k", 1).toCompletableFuture().join();
+            limiter.tryAcquire("k");
+            limiter.tryAcquire("k");
+            assertThat(trace).containsExactly("start 1", "end 1 ALLOWED REDIS", "start 2", "end 2 ALLOWED REDIS", "start 3",
+                    "end 3 REJECTED REDIS", "start 4", "end 4 REJECTED LOCAL_DENY_CACHE");
+        }
+        finally {
+            factory.close();
+        }
+    }
+
+    @Test
+    void aCallThatCannotBeDecidedIsHeardAsAnError() {
+        IllegalStateException broken = new IllegalStateException("broken");
+        RateLimiter limiter = InMemoryRateLimiterFactory.builder().clock(() -> {
+            throw broken;
+        }).maxKeys(100).listener(outcomes).build().create("orders", Algorithm.FIXED_WINDOW, TWO_PER_MINUTE);
+        assertThatThrownBy(() -> limiter.tryAcquire("k")).isSameAs(broken);
+        assertThat(heardOutcomes).containsExactly(Outcome.ERROR);
+        assertThat(failures).containsExactly(broken);
     }
 
     @Test

@@ -33,7 +33,7 @@ class LocalDenyCacheTest {
     RedisRateLimiterFactory factory(int maxKeys) {
         return RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix(TestRedisSupport.uniquePrefix())
             .clock(clock)
-            .listener((limiter, decision, redisNanos) -> sources.add(decision.source()))
+            .listener((event) -> sources.add(event.decision().source()))
             .localDenyCache(maxKeys).build();
     }
 

@@ -2,7 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.util.List;
 
-import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiter;
 
@@ -11,8 +11,8 @@ final class CompositeDecisionListener implements DecisionListener {
 
     private final DecisionListener[] listeners;
 
-    private CompositeDecisionListener(List<DecisionListener> listeners) {
-        this.listeners = listeners.toArray(DecisionListener[]::new);
+    private CompositeDecisionListener(DecisionListener[] listeners) {
+        this.listeners = listeners;
     }
 
     /** One listener for {@code listeners}: none, the only one, or all of them in turn. */
@@ -20,14 +20,30 @@ final class CompositeDecisionListener implements DecisionListener {
         return switch (listeners.size()) {
             case 0 -> DecisionListener.NONE;
             case 1 -> listeners.get(0);
-            default -> new CompositeDecisionListener(listeners);
+            default -> new CompositeDecisionListener(listeners.toArray(DecisionListener[]::new));
         };
     }
 
+    /** This listener while every listener hears decisions as itself; else the listeners each returned. */
     @Override
-    public void onDecision(RateLimiter limiter, Decision decision, long redisNanos) {
+    public DecisionListener onStart(RateLimiter limiter) {
+        DecisionListener[] started = null;
+        for (int i = 0; i < listeners.length; i++) {
+            DecisionListener heard = listeners[i].onStart(limiter);
+            if (heard != listeners[i] && started == null) {
+                started = listeners.clone();
+            }
+            if (started != null) {
+                started[i] = heard;
+            }
+        }
+        return (started != null) ? new CompositeDecisionListener(started) : this;
+    }
+
+    @Override
+    public void onDecision(DecisionEvent event) {
         for (DecisionListener listener : listeners) {
-            listener.onDecision(limiter, decision, redisNanos);
+            listener.onDecision(event);
         }
     }
 }

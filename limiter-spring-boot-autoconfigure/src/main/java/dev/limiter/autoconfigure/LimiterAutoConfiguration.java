@@ -1,9 +1,9 @@
 package dev.limiter.autoconfigure;
 
+import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.ClientIpResolver;
-import dev.limiter.spring.DecisionRecorder;
 import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
 import dev.limiter.spring.RateLimitedMethods;
 
@@ -31,13 +31,9 @@ public final class LimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimiterRegistry rateLimiterRegistry(RateLimiterFactory rateLimiterFactory, ObjectProvider<DecisionRecorder> recorder) {
-        DecisionRecorder metrics = recorder.getIfAvailable();
-        if (metrics == null) {
-            return new RateLimiterRegistry(rateLimiterFactory);
-        }
-        // Limiters the application calls directly are observed and counted too.
-        return new RateLimiterRegistry(DecisionRecorder.recording(rateLimiterFactory, metrics));
+    RateLimiterRegistry rateLimiterRegistry(RateLimiterFactory rateLimiterFactory) {
+        // The factory's limiters tell the DecisionListener beans of every decision, called directly or not.
+        return new RateLimiterRegistry(rateLimiterFactory);
     }
 
     @Bean
@@ -49,9 +45,9 @@ public final class LimiterAutoConfiguration {
 
     @Bean
     RateLimitedMethods rateLimitedMethods(LimiterDefinitions definitions, BeanFactory beanFactory, LimiterProperties properties,
-            ObjectProvider<DecisionRecorder> recorder, ClientIpResolver clientIpResolver) {
+            ObjectProvider<DecisionListener> listeners, ClientIpResolver clientIpResolver) {
         return new RateLimitedMethods(definitions, beanFactory, properties.getOnMissingKey(), properties.getHeaders().isEnabled(),
-                recorder.getIfAvailable(() -> DecisionRecorder.NONE), clientIpResolver);
+                CompositeDecisionListener.of(listeners.orderedStream().toList()), clientIpResolver);
     }
 
     @Bean

@@ -14,13 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
-import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
+import dev.limiter.DecisionListener;
+import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimiter;
-import dev.limiter.spring.DecisionRecorder;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.MissingRateLimitKeyException;
-import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
@@ -293,13 +292,13 @@ class AsyncInterceptionTests {
     }
 
     /** Every recorded outcome, in order: each decision must be recorded exactly once. */
-    static class RecordedOutcomes implements DecisionRecorder {
+    static class RecordedOutcomes implements DecisionListener {
 
         final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
         @Override
-        public void count(RateLimiter limiter, Decision decision, Outcome outcome) {
-            outcomes.add(outcome);
+        public void onDecision(DecisionEvent event) {
+            outcomes.add(event.outcome());
         }
 
     }

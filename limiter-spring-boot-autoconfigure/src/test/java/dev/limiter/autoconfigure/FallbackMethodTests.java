@@ -7,9 +7,9 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 

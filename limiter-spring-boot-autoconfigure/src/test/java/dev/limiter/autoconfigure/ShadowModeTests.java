@@ -8,11 +8,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
+import dev.limiter.DecisionListener;
+import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.spring.DecisionRecorder;
-import dev.limiter.spring.Outcome;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
@@ -143,13 +143,13 @@ class ShadowModeTests {
     }
 
     /** Keeps every outcome, in order. */
-    static class RecordedOutcomes implements DecisionRecorder {
+    static class RecordedOutcomes implements DecisionListener {
 
         private final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
         @Override
-        public void count(RateLimiter limiter, Decision decision, Outcome outcome) {
-            outcomes.add(outcome);
+        public void onDecision(DecisionEvent event) {
+            outcomes.add(event.outcome());
         }
 
         List<Outcome> outcomes() {

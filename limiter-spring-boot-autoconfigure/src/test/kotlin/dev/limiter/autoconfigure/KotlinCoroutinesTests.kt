@@ -1,9 +1,9 @@
 package dev.limiter.autoconfigure
 
+import dev.limiter.Outcome
 import dev.limiter.RateLimitExceededException
 import dev.limiter.autoconfigure.AsyncInterceptionTests.RecordedOutcomes
 import dev.limiter.spring.MissingRateLimitKeyException
-import dev.limiter.spring.Outcome
 import dev.limiter.spring.RateLimited
 import dev.limiter.test.RedisTest
 import dev.limiter.test.VirtualClock

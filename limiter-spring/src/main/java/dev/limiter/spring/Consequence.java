@@ -3,6 +3,7 @@ package dev.limiter.spring;
 import java.time.Duration;
 
 import dev.limiter.Decision;
+import dev.limiter.Outcome;
 
 /**
  * What becomes of one decided call, worked out once from its decision and its method's shadow flag

@@ -3,6 +3,9 @@ package dev.limiter.spring;
 import java.util.concurrent.CompletionStage;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
+import dev.limiter.DecisionListener;
+import dev.limiter.Outcome;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -10,7 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The one place that learns the outcome of every limited call, after the decision and before the
- * call proceeds, fails or falls back. Counts it (metrics), logs shadow rejections (at DEBUG only,
+ * call proceeds, fails or falls back. The limiter's listeners have heard it already (each method
+ * decides on its limiter {@linkplain dev.limiter.RateLimiter#reportingRejectionsAs reporting rejections}
+ * as what becomes of them); this logs shadow rejections (at DEBUG only,
  * since the message names the user's key) and, within a servlet request or a WebFlux exchange, sets
  * the RateLimit header fields of calls that proceed or fall back (the 429 handler sets those of
  * rejections).
@@ -21,31 +26,32 @@ class DecisionOutcomes {
 
     private final boolean headers;
 
-    private final DecisionRecorder recorder;
+    /** Hears calls that could not be decided. */
+    private final DecisionListener listener;
 
     /**
      * @param headers whether to set the RateLimit header fields on the response of the request
      *     being handled (limiter.headers.enabled)
-     * @param recorder what observes decisions and counts outcomes
+     * @param listener what hears calls that could not be decided
      */
-    DecisionOutcomes(boolean headers, DecisionRecorder recorder) {
+    DecisionOutcomes(boolean headers, DecisionListener listener) {
         this.headers = headers;
-        this.recorder = recorder;
+        this.listener = listener;
     }
 
-    /** Decides one call of {@code method}: takes {@code permits} for {@code key}, observed. */
+    /** Decides one call of {@code method}: takes {@code permits} for {@code key}. */
     Decision decide(LimitedMethod method, String key, long permits) {
-        return recorder.decide(method.decidingLimiter(), key, permits);
+        return method.decidingLimiter().tryAcquire(key, permits);
     }
 
-    /** Decides one asynchronous call of {@code method} without blocking, observed. */
+    /** Decides one asynchronous call of {@code method} without blocking. */
     CompletionStage<Decision> decideAsync(LimitedMethod method, String key, long permits) {
-        return recorder.decideAsync(method.decidingLimiter(), key, permits);
+        return method.decidingLimiter().tryAcquireAsync(key, permits);
     }
 
     /**
      * The key and cost of one call of {@code method}; a call whose key or cost expression fails is
-     * counted as an error before the exception goes on.
+     * told to the listener as an {@link Outcome#ERROR} before the exception goes on.
      *
      * @param request the request the call serves, {@link CallRequest#NONE} when the method does not use it
      * @return null when the call is not to be limited
@@ -55,7 +61,7 @@ class DecisionOutcomes {
             return method.call(args, target, request);
         }
         catch (RuntimeException ex) {
-            recorder.countError(method.decidingLimiter());
+            listener.onDecision(DecisionEvent.failed(method.limiter(), ex));
             throw ex;
         }
     }
@@ -84,7 +90,6 @@ class DecisionOutcomes {
     void record(LimitedMethod method, String key, Consequence consequence, RateLimitResponse response) {
         Decision decision = consequence.decision();
         Outcome outcome = consequence.outcome();
-        recorder.count(method.decidingLimiter(), decision, outcome);
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
             logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "
                     + method.site() + " (limit " + decision.limit() + ", remaining " + decision.remaining() + ", violated "

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import dev.limiter.Decision;
+import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 
@@ -24,7 +25,7 @@ final class LimitedMethod {
 
     private final RateLimiter limiter;
 
-    /** The limiter that decides, without the registry's metering: calls are counted by outcome instead. */
+    /** The limiter that decides, reporting rejections as what becomes of them here (fallback, shadow). */
     private final RateLimiter deciding;
 
     /** The target class's method, whose parameter names the expressions were checked against. */
@@ -75,7 +76,8 @@ final class LimitedMethod {
             @Nullable FallbackMethod fallback, Set<String> requestVariables, @Nullable Supplier<KeyResolver> keyResolver,
             String keyResolverName) {
         this.limiter = limiter;
-        this.deciding = MeteredRateLimiter.unwrap(limiter);
+        this.deciding = limiter.reportingRejectionsAs(shadow ? Outcome.SHADOW_REJECTED
+                : (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED);
         this.method = method;
         this.key = key;
         this.cost = cost;
@@ -111,7 +113,7 @@ final class LimitedMethod {
         return limiter;
     }
 
-    /** The limiter to decide calls with: the registry's limiter, without its metering. */
+    /** The limiter to decide calls with: the registry's limiter, reporting its rejections as what becomes of them here. */
     RateLimiter decidingLimiter() {
         return deciding;
     }

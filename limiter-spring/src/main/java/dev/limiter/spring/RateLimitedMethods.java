@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
+import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiter;
 
 import org.jspecify.annotations.Nullable;
@@ -72,11 +73,12 @@ public final class RateLimitedMethods {
      *     null for neither
      * @param onMissingKey what becomes of a call whose key is null or empty
      * @param headerFields whether responses get the RateLimit header fields
-     * @param recorder observes decisions and counts outcomes ({@link DecisionRecorder#NONE} for nothing)
+     * @param listener hears calls that could not be decided, such as one whose key expression failed
+     *     ({@link DecisionListener#NONE} for no one); decisions themselves are heard by the limiters' own listeners
      */
     public RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
-            boolean headerFields, DecisionRecorder recorder) {
-        this(limiters, beanFactory, onMissingKey, headerFields, recorder, ClientIpResolver.DIRECT);
+            boolean headerFields, DecisionListener listener) {
+        this(limiters, beanFactory, onMissingKey, headerFields, listener, ClientIpResolver.DIRECT);
     }
 
     /**
@@ -85,12 +87,13 @@ public final class RateLimitedMethods {
      *     application's task executor; null for none of them
      * @param onMissingKey what becomes of a call whose key is null or empty
      * @param headerFields whether responses get the RateLimit header fields
-     * @param recorder observes decisions and counts outcomes ({@link DecisionRecorder#NONE} for nothing)
+     * @param listener hears calls that could not be decided, such as one whose key expression failed
+     *     ({@link DecisionListener#NONE} for no one); decisions themselves are heard by the limiters' own listeners
      * @param clientIps finds the client's address for {@code #clientIp}
      */
     public RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,
-            boolean headerFields, DecisionRecorder recorder, ClientIpResolver clientIps) {
-        this(limiters, beanFactory, onMissingKey, new DecisionOutcomes(headerFields, recorder), clientIps);
+            boolean headerFields, DecisionListener listener, ClientIpResolver clientIps) {
+        this(limiters, beanFactory, onMissingKey, new DecisionOutcomes(headerFields, listener), clientIps);
     }
 
     RateLimitedMethods(LimiterResolver limiters, @Nullable BeanFactory beanFactory, MissingKeyPolicy onMissingKey,

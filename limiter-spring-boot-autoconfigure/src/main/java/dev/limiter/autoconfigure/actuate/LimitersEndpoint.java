@@ -14,7 +14,6 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.ResetFailedException;
 import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.redis.RedisRateLimiterFactory;
-import dev.limiter.spring.DecisionRecorder;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -70,7 +69,7 @@ public final class LimitersEndpoint {
         return registry.find(name).map((limiter) -> {
             Quota quota = limiter.quota(key);
             return new QuotaDescriptor(name, key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
-                    DecisionRecorder.backendTag(quota.source()));
+                    quota.source().tag());
         }).orElse(null);
     }
 

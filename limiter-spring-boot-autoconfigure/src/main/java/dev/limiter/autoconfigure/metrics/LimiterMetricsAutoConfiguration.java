@@ -35,8 +35,8 @@ public final class LimiterMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    MicrometerDecisionRecorder limiterDecisionRecorder(MeterRegistry meters, ObjectProvider<ObservationRegistry> observations) {
-        return new MicrometerDecisionRecorder(meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+    MicrometerDecisionListener limiterDecisionListener(MeterRegistry meters, ObjectProvider<ObservationRegistry> observations) {
+        return new MicrometerDecisionListener(meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP));
     }
 
     @Bean

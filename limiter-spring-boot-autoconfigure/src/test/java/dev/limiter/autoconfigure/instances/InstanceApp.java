@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
-import dev.limiter.RateLimiter;
 import dev.limiter.spring.RateLimited;
 
 import org.springframework.boot.Banner;
@@ -135,8 +135,11 @@ public class InstanceApp {
         private final Map<DecisionSource, LongAdder> counts = new ConcurrentHashMap<>();
 
         @Override
-        public void onDecision(RateLimiter limiter, Decision decision, long redisNanos) {
-            this.counts.computeIfAbsent(decision.source(), (source) -> new LongAdder()).increment();
+        public void onDecision(DecisionEvent event) {
+            Decision decision = event.decision();
+            if (decision != null) {
+                this.counts.computeIfAbsent(decision.source(), (source) -> new LongAdder()).increment();
+            }
         }
 
         /** The counts so far, by source. */

@@ -56,14 +56,14 @@ class LimiterMetricsTests {
         .withUserConfiguration(ServiceConfiguration.class);
 
     static double decisions(MeterRegistry meters, String limiter, String outcome, String backend) {
-        Counter counter = meters.find(MicrometerDecisionRecorder.DECISIONS)
+        Counter counter = meters.find(MicrometerDecisionListener.DECISIONS)
             .tags("limiter", limiter, "outcome", outcome, "backend", backend)
             .counter();
         return (counter != null) ? counter.count() : 0;
     }
 
     static double allDecisions(MeterRegistry meters) {
-        return meters.find(MicrometerDecisionRecorder.DECISIONS).counters().stream().mapToDouble(Counter::count).sum();
+        return meters.find(MicrometerDecisionListener.DECISIONS).counters().stream().mapToDouble(Counter::count).sum();
     }
 
     @Test
@@ -118,7 +118,7 @@ class LimiterMetricsTests {
             assertThat(decisions(meters, "async", "allowed", "redis")).isEqualTo(2);
             assertThat(decisions(meters, "async", "rejected", "redis")).isEqualTo(2);
             assertThat(allDecisions(meters)).isEqualTo(4);
-            assertThat(meters.get(MicrometerDecisionRecorder.REDIS_DURATION).tag("limiter", "async").timer().count()).isEqualTo(4);
+            assertThat(meters.get(MicrometerDecisionListener.REDIS_DURATION).tag("limiter", "async").timer().count()).isEqualTo(4);
         });
     }
 
@@ -134,10 +134,10 @@ class LimiterMetricsTests {
             assertThat(limiterMeters).isNotEmpty();
             assertThat(limiterMeters).allSatisfy((meter) -> assertThat(meter.getId().getTags()).extracting(Tag::getValue)
                 .noneMatch((value) -> value.startsWith("user-")));
-            assertThat(meters.get(MicrometerDecisionRecorder.DECISIONS).tag("limiter", "strict").counter().getId().getTags())
+            assertThat(meters.get(MicrometerDecisionListener.DECISIONS).tag("limiter", "strict").counter().getId().getTags())
                 .extracting(Tag::getKey)
                 .containsExactlyInAnyOrder("limiter", "algorithm", "outcome", "backend");
-            assertThat(meters.get(MicrometerDecisionRecorder.DECISIONS).tag("limiter", "strict").counter().getId().getTag("algorithm"))
+            assertThat(meters.get(MicrometerDecisionListener.DECISIONS).tag("limiter", "strict").counter().getId().getTag("algorithm"))
                 .isEqualTo("fixed-window");
         });
     }
@@ -169,7 +169,7 @@ class LimiterMetricsTests {
             assertThat(nearLimit(meters, "seven")).isZero();
             assertThat(seven.tryAcquire("kim").remaining()).isEqualTo(1);
             assertThat(nearLimit(meters, "seven")).isEqualTo(1);
-            assertThat(meters.get(MicrometerDecisionRecorder.NEAR_LIMIT).tag("limiter", "seven").counter().getId().getTags())
+            assertThat(meters.get(MicrometerDecisionListener.NEAR_LIMIT).tag("limiter", "seven").counter().getId().getTags())
                 .extracting(Tag::getKey)
                 .containsExactlyInAnyOrder("limiter", "algorithm");
 
@@ -186,7 +186,7 @@ class LimiterMetricsTests {
     }
 
     static double nearLimit(MeterRegistry meters, String limiter) {
-        return meters.get(MicrometerDecisionRecorder.NEAR_LIMIT).tag("limiter", limiter).counter().count();
+        return meters.get(MicrometerDecisionListener.NEAR_LIMIT).tag("limiter", limiter).counter().count();
     }
 
     @Test
@@ -197,7 +197,7 @@ class LimiterMetricsTests {
             service.strict("carol");
             service.strict("carol");
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.strict("carol"));
-            var timer = meters.get(MicrometerDecisionRecorder.REDIS_DURATION).tag("limiter", "strict").timer();
+            var timer = meters.get(MicrometerDecisionListener.REDIS_DURATION).tag("limiter", "strict").timer();
             assertThat(timer.count()).isEqualTo(3);
             assertThat(timer.totalTime(TimeUnit.NANOSECONDS)).isPositive();
             assertThat(meters.get(LimiterMetricsAutoConfiguration.FAILURE_POLICY_ACTIVE).gauge().value()).isZero();
@@ -216,7 +216,7 @@ class LimiterMetricsTests {
             }
             assertThat(decisions(meters, "strict", "rejected", "redis")).isEqualTo(1);
             assertThat(decisions(meters, "strict", "rejected", "local-deny-cache")).isEqualTo(4);
-            assertThat(meters.get(MicrometerDecisionRecorder.REDIS_DURATION).tag("limiter", "strict").timer().count()).isEqualTo(3);
+            assertThat(meters.get(MicrometerDecisionListener.REDIS_DURATION).tag("limiter", "strict").timer().count()).isEqualTo(3);
         });
     }
 
@@ -278,7 +278,7 @@ class LimiterMetricsTests {
             service.strict("grace");
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.strict("grace"));
             assertThat(observed).hasSize(3).allSatisfy((stopped) -> {
-                assertThat(stopped.getName()).isEqualTo(MicrometerDecisionRecorder.OBSERVATION);
+                assertThat(stopped.getName()).isEqualTo(MicrometerDecisionListener.OBSERVATION);
                 assertThat(stopped.getContextualName()).isEqualTo("rate limit strict");
                 assertThat(stopped.getLowCardinalityKeyValue("limiter").getValue()).isEqualTo("strict");
                 assertThat(stopped.getLowCardinalityKeyValue("backend").getValue()).isEqualTo("redis");
@@ -296,7 +296,7 @@ class LimiterMetricsTests {
             .withPropertyValues(TestRedisProperties.withKeyPrefix(this.keyPrefix))
             .withUserConfiguration(ServiceConfiguration.class)
             .run((context) -> {
-                assertThat(context).doesNotHaveBean(MicrometerDecisionRecorder.class);
+                assertThat(context).doesNotHaveBean(MicrometerDecisionListener.class);
                 Service service = context.getBean(Service.class);
                 service.strict("heidi");
                 service.strict("heidi");

@@ -1,4 +1,4 @@
-package dev.limiter.spring;
+package dev.limiter;
 
 /** What became of one limited call; the tag value is the {@code outcome} of metric {@code limiter.decisions}. */
 public enum Outcome {

@@ -1,16 +1,15 @@
 package dev.limiter.autoconfigure.metrics;
 
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
+import dev.limiter.Outcome;
 import dev.limiter.RateLimiter;
-import dev.limiter.spring.DecisionRecorder;
-import dev.limiter.spring.Outcome;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,7 +18,8 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 /**
- * Micrometer metrics and observations of every decision. Meters are tagged with the limiter, its
+ * Micrometer metrics and observations of every decision, as a listener of the limiters' decision
+ * events: one event per call, with what became of it. Meters are tagged with the limiter, its
  * algorithm, the outcome and the backend, never with the key (unbounded, and often personal data):
  * <ul>
  * <li>{@code limiter.decisions}: counter of calls by outcome ({@code allowed}, {@code rejected},
@@ -30,11 +30,12 @@ import io.micrometer.observation.ObservationRegistry;
  * ({@code remaining * 5 < limit}), tagged with the limiter and its algorithm: a key close to being
  * rejected, before anything is;</li>
  * <li>{@code limiter.redis.duration}: timer of the Redis round trip of each decision;</li>
- * <li>an observation {@code limiter.decision} around each decision, so traces show it.</li>
+ * <li>an observation {@code limiter.decision} around each decision, so traces show it: started
+ * when the limiter starts deciding ({@link #onStart}), stopped by its event.</li>
  * </ul>
  * Meters are looked up once per limiter, outcome and backend, then kept.
  */
-final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionListener {
+final class MicrometerDecisionListener implements DecisionListener {
 
     static final String DECISIONS = "limiter.decisions";
 
@@ -54,72 +55,49 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
 
     private final Map<String, LimiterMeters> byLimiter = new ConcurrentHashMap<>();
 
-    MicrometerDecisionRecorder(MeterRegistry meters, ObservationRegistry observations) {
+    MicrometerDecisionListener(MeterRegistry meters, ObservationRegistry observations) {
         this.meters = meters;
         this.observations = (observations != null) ? observations : ObservationRegistry.NOOP;
     }
 
+    /** Without observations, this listener hears the decision; with them, one that stops the decision's observation first. */
     @Override
-    public Decision decide(RateLimiter limiter, String key, long permits) {
+    public DecisionListener onStart(RateLimiter limiter) {
         if (observations.isNoop()) {
-            return limiter.tryAcquire(key, permits);
+            return this;
         }
-        Observation observation = start(limiter);
-        try {
-            return decided(observation, limiter.tryAcquire(key, permits));
-        }
-        catch (RuntimeException ex) {
-            observation.error(ex);
-            throw ex;
-        }
-        finally {
-            observation.stop();
-        }
-    }
-
-    @Override
-    public CompletionStage<Decision> decideAsync(RateLimiter limiter, String key, long permits) {
-        if (observations.isNoop()) {
-            return limiter.tryAcquireAsync(key, permits);
-        }
-        Observation observation = start(limiter);
-        try {
-            return limiter.tryAcquireAsync(key, permits).whenComplete((decision, failure) -> {
-                if (failure != null) {
-                    observation.error(failure);
-                }
-                else {
-                    decided(observation, decision);
-                }
-                observation.stop();
-            });
-        }
-        catch (RuntimeException ex) {
-            observation.error(ex);
-            observation.stop();
-            throw ex;
-        }
-    }
-
-    private Observation start(RateLimiter limiter) {
-        return Observation.createNotStarted(OBSERVATION, observations)
+        Observation observation = Observation.createNotStarted(OBSERVATION, observations)
             .contextualName("rate limit " + limiter.name())
             .lowCardinalityKeyValue("limiter", limiter.name())
             .lowCardinalityKeyValue("algorithm", limiter.algorithm().configName())
             .start();
-    }
-
-    private static Decision decided(Observation observation, Decision decision) {
-        observation.lowCardinalityKeyValue("allowed", Boolean.toString(decision.allowed()))
-            .lowCardinalityKeyValue("backend", DecisionRecorder.backendTag(decision.source()));
-        return decision;
+        return (event) -> {
+            Decision decision = event.decision();
+            if (decision != null) {
+                observation.lowCardinalityKeyValue("allowed", Boolean.toString(decision.allowed()))
+                    .lowCardinalityKeyValue("backend", decision.source().tag());
+            }
+            else if (event.failure() != null) {
+                observation.error(event.failure());
+            }
+            observation.stop();
+            onDecision(event);
+        };
     }
 
     @Override
-    public void count(RateLimiter limiter, Decision decision, Outcome outcome) {
-        LimiterMeters meters = meters(limiter);
-        meters.counter(outcome, decision.source()).increment();
-        if (outcome == Outcome.ALLOWED && nearLimit(decision)) {
+    public void onDecision(DecisionEvent event) {
+        LimiterMeters meters = meters(event.limiter());
+        Decision decision = event.decision();
+        if (decision == null) {
+            meters.error.increment();
+            return;
+        }
+        if (event.redisNanos() >= 0) {
+            meters.redis.record(event.redisNanos(), TimeUnit.NANOSECONDS);
+        }
+        meters.counter(event.outcome(), decision.source()).increment();
+        if (event.outcome() == Outcome.ALLOWED && nearLimit(decision)) {
             meters.nearLimit.increment();
         }
     }
@@ -127,18 +105,6 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
     /** Whether an allowed decision left less than 20% of its limit, in whole numbers: remaining / limit < 1/5. */
     static boolean nearLimit(Decision decision) {
         return decision.remaining() * 5 < decision.limit();
-    }
-
-    @Override
-    public void countError(RateLimiter limiter) {
-        meters(limiter).error.increment();
-    }
-
-    @Override
-    public void onDecision(RateLimiter limiter, Decision decision, long redisNanos) {
-        if (redisNanos >= 0) {
-            meters(limiter).redis.record(redisNanos, TimeUnit.NANOSECONDS);
-        }
     }
 
     private LimiterMeters meters(RateLimiter limiter) {
@@ -181,7 +147,7 @@ final class MicrometerDecisionRecorder implements DecisionRecorder, DecisionList
             Counter counter = counters[index];
             if (counter == null) {
                 // Registering twice returns the same counter: a race only repeats the lookup.
-                counter = counter(outcome, DecisionRecorder.backendTag(source));
+                counter = counter(outcome, source.tag());
                 counters[index] = counter;
             }
             return counter;
