@@ -17,6 +17,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Actuator support: the {@code limiters} endpoint and the {@code limiters} health indicator of the
@@ -35,8 +36,8 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnBean(LimiterDefinitions.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
-                ObjectProvider<RedisRateLimiterFactory> redis) {
-            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable());
+                ObjectProvider<RedisRateLimiterFactory> redis, Environment environment) {
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment);
         }
 
     }

@@ -20,13 +20,20 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.origin.Origin;
+import org.springframework.core.env.Environment;
 
 /**
  * Actuator endpoint {@code limiters}: every limiter with its effective configuration and where each
  * value comes from ({@code /actuator/limiters}, {@code /actuator/limiters/{name}}), and the quota of
  * one key, read without taking a permit ({@code GET /actuator/limiters/{name}/{key}}); and resets a
  * key, so that it starts idle again ({@code DELETE /actuator/limiters/{name}/{key}}). Durations are
- * ISO-8601 ({@code PT10S}).
+ * ISO-8601 ({@code PT10S}). A value set by a property shows where it was set, such as
+ * {@code class path resource [application.yml] - 12:16}.
  */
 @Endpoint(id = "limiters")
 public final class LimitersEndpoint {
@@ -38,10 +45,15 @@ public final class LimitersEndpoint {
     /** The Redis backend; null for the memory backend. */
     private final RedisRateLimiterFactory redis;
 
-    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, RedisRateLimiterFactory redis) {
+    /** Where the properties come from; null when unknown. */
+    private final Environment environment;
+
+    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, RedisRateLimiterFactory redis,
+            Environment environment) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
+        this.environment = environment;
     }
 
     /** Every limiter, by name. */
@@ -94,6 +106,7 @@ public final class LimitersEndpoint {
 
     private LimiterDescriptor describe(RateLimiter limiter) {
         RateLimiterConfig config = limiter.config();
+        Map<String, String> sources = definitions.sources(limiter.name());
         List<LimitDescriptor> limits = config.limits()
             .stream()
             .map((limit) -> new LimitDescriptor(limit.limit(), limit.window().toString(),
@@ -103,7 +116,44 @@ public final class LimitersEndpoint {
                 (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
                 config.algorithm().isBucket() ? config.maxWait().toString() : null,
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
-                definitions.shadow(limiter.name()), definitions.sources(limiter.name()), definitions.sites(limiter.name()));
+                definitions.shadow(limiter.name()), sources, origins(sources), definitions.sites(limiter.name()));
+    }
+
+    /**
+     * Where each attribute set by a property was set (file and line of a YAML or properties file, or
+     * the environment variable), as Spring Boot tracks it; attributes without a known origin are left out.
+     */
+    private Map<String, String> origins(Map<String, String> sources) {
+        Map<String, String> origins = new LinkedHashMap<>();
+        if (environment == null) {
+            return origins;
+        }
+        Iterable<ConfigurationPropertySource> propertySources = ConfigurationPropertySources.get(environment);
+        sources.forEach((attribute, source) -> {
+            Origin origin = origin(propertySources, source);
+            if (origin == null) {
+                // A list of limits is set element by element: its first limit tells where.
+                origin = origin(propertySources, source + "[0].limit");
+            }
+            if (origin != null) {
+                origins.put(attribute, origin.toString());
+            }
+        });
+        return origins;
+    }
+
+    private static Origin origin(Iterable<ConfigurationPropertySource> propertySources, String property) {
+        if (!property.startsWith("limiter.") || !ConfigurationPropertyName.isValid(property)) {
+            return null;
+        }
+        ConfigurationPropertyName name = ConfigurationPropertyName.of(property);
+        for (ConfigurationPropertySource source : propertySources) {
+            ConfigurationProperty found = source.getConfigurationProperty(name);
+            if (found != null) {
+                return found.getOrigin();
+            }
+        }
+        return null;
     }
 
     /**
@@ -122,10 +172,12 @@ public final class LimitersEndpoint {
 
     /**
      * A limiter's effective configuration; {@code sources} says, per attribute, which property or
-     * annotation set it (or "default"); {@code usedBy} lists the annotated methods.
+     * annotation set it (or "default"), and {@code origins} where each property was set;
+     * {@code usedBy} lists the annotated methods.
      */
     public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, Integer subWindows, String maxWait,
-            String onRedisFailure, boolean shadow, Map<String, String> sources, List<String> usedBy) {
+            String onRedisFailure, boolean shadow, Map<String, String> sources, Map<String, String> origins,
+            List<String> usedBy) {
     }
 
     /** One limit: permits per window, and the burst of a bucket algorithm. */

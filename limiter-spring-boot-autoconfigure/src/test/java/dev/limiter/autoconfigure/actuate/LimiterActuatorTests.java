@@ -3,6 +3,8 @@ package dev.limiter.autoconfigure.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -24,11 +26,13 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfi
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** The {@code limiters} actuator endpoint and health indicator, on real Redis. */
@@ -90,6 +94,30 @@ class LimiterActuatorTests {
             context.getBean(RateLimiterRegistry.class).register("exports", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofMinutes(1)));
             assertThat(endpoint.limiter("exports").sources()).isEmpty();
             assertThat(endpoint.limiter("exports").algorithm()).isEqualTo("fixed-window");
+        });
+    }
+
+    @Test
+    void showsTheFileAndLineWhereEachPropertyWasSet() {
+        this.contextRunner.withInitializer((context) -> {
+            try {
+                new YamlPropertySourceLoader().load("limiter-origins", new ClassPathResource("limiter-origins.yml"))
+                    .forEach(context.getEnvironment().getPropertySources()::addFirst);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }).run((context) -> {
+            LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+            LimitersEndpoint.LimiterDescriptor search = endpoint.limiter("search");
+            assertThat(search.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(120, "PT2M", null));
+            assertThat(search.sources()).containsEntry("limit", "limiter.limiters.search.limit");
+            assertThat(search.origins()).containsEntry("limit", "class path resource [limiter-origins.yml] - 4:14")
+                .containsEntry("window", "class path resource [limiter-origins.yml] - 5:15");
+            // What an annotation or a default set has no property origin.
+            LimitersEndpoint.LimiterDescriptor orders = endpoint.limiter("orders");
+            assertThat(orders.sources().get("algorithm")).isEqualTo(orders.usedBy().get(0));
+            assertThat(orders.origins()).doesNotContainKeys("algorithm", "shadow");
         });
     }
 
