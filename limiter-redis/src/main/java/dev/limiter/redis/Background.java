@@ -57,7 +57,9 @@ final class Background {
             again = true;
         }
         synchronized (this) {
-            if (again && !closed) {
+            // Set by repeat, which scheduled this run.
+            ScheduledExecutorService executor = this.executor;
+            if (again && !closed && executor != null) {
                 executor.schedule(() -> run(task, delay), delay, TimeUnit.MILLISECONDS);
             }
         }

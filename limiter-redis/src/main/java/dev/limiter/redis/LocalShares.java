@@ -180,7 +180,8 @@ final class LocalShares {
         }
 
         private void refill(long now) {
-            if (config.algorithm().isBucket() && now > at) {
+            Observation basis = this.basis;
+            if (basis != null && config.algorithm().isBucket() && now > at) {
                 LimitSpec spec = config.limits().get(basis.limit());
                 permits = Math.min(config.capacity(basis.limit()), permits + (double) (now - at) * spec.limit() / spec.windowMicros());
             }
@@ -193,14 +194,15 @@ final class LocalShares {
         }
 
         Decision decide(long now, long asked, InMemoryRateLimiter<?> shareLimiter, String key) {
-            if (binds(now)) {
+            Observation basis = this.basis;
+            if (basis != null && binds(now)) {
                 refill(now);
                 if (permitsLeft() < asked) {
-                    return rejected(now, asked);
+                    return rejected(now, asked, basis);
                 }
             }
             Decision decision = shareLimiter.tryAcquire(key, asked);
-            if (decision.allowed() && binds(now)) {
+            if (basis != null && decision.allowed() && binds(now)) {
                 permits -= (double) asked * instances;
                 long left = permitsLeft();
                 if (left < decision.remaining()) {
@@ -214,7 +216,7 @@ final class LocalShares {
             return decision;
         }
 
-        private Decision rejected(long now, long asked) {
+        private Decision rejected(long now, long asked, Observation basis) {
             LimitSpec spec = config.limits().get(basis.limit());
             long untilWhole = basis.wholeAt() - now;
             long retry = untilWhole;

@@ -47,7 +47,11 @@ final class LuaScript implements RedisScript<List> {
     }
 
     static LuaScript of(Algorithm algorithm) {
-        return SCRIPTS.get(algorithm);
+        LuaScript script = SCRIPTS.get(algorithm);
+        if (script == null) {
+            throw new IllegalStateException("No script for " + algorithm);
+        }
+        return script;
     }
 
     private static String read(String location) {

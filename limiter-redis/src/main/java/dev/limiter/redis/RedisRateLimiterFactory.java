@@ -330,17 +330,19 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 logger.debug("Rate limiters' start-up attempt " + attempt + " on Redis failed; trying again", ex);
             }
         }
-        String evidence = RedisAvailability.outageEvidence(last);
-        availability.unavailable(null, "at start-up, " + ((evidence != null) ? evidence : WARM_UP_ATTEMPTS + " attempts failed"), last);
+        // Only a failed attempt gets here: the loop returns on success.
+        RuntimeException failure = (last != null) ? last : new IllegalStateException("Redis did not answer");
+        String evidence = RedisAvailability.outageEvidence(failure);
+        availability.unavailable(null, "at start-up, " + ((evidence != null) ? evidence : WARM_UP_ATTEMPTS + " attempts failed"), failure);
         startHeartbeat(Duration.ZERO);
     }
 
     private void loadScripts() {
-        redis.execute((RedisCallback<@Nullable Void>) connection -> {
+        redis.execute((RedisCallback<Boolean>) connection -> {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }
-            return null;
+            return Boolean.TRUE;
         });
     }
 

@@ -4,6 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Decision;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Limits a method returning a plain value, or nothing: decided on the calling thread before the
  * method runs; a rejection is thrown, and with max-wait the calling thread waits for its turn.
@@ -16,7 +18,7 @@ final class BlockingCalls implements ReturnKind {
     }
 
     @Override
-    public Object limit(LimitedCall call) throws Throwable {
+    public @Nullable Object limit(LimitedCall call) throws Throwable {
         Consequence consequence = call.follow(call.decide(), null);
         Decision decision = consequence.decision();
         return switch (consequence.step()) {

@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Decision;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Limits a method returning a {@link CompletionStage} without blocking the caller: the key is
  * evaluated when the method is called, the decision is asked for at once, and the method is called
@@ -26,7 +28,7 @@ final class CompletionStageCalls implements ReturnKind {
     }
 
     @Override
-    public Object limit(LimitedCall call) throws Throwable {
+    public @Nullable Object limit(LimitedCall call) throws Throwable {
         RateLimitResponse response = call.prepared().outcomes().responseOfThisCall();
         CompletableFuture<Decision> decision = call.decideAsync().toCompletableFuture();
         Executor executor = call.prepared().asyncExecutor();
@@ -83,6 +85,6 @@ final class CompletionStageCalls implements ReturnKind {
     @FunctionalInterface
     private interface StageSupplier {
 
-        Object get() throws Throwable;
+        @Nullable Object get() throws Throwable;
     }
 }

@@ -87,7 +87,7 @@ class DecisionOutcomes {
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(LimitedMethod method, String key, Consequence consequence, RateLimitResponse response) {
+    void record(LimitedMethod method, String key, Consequence consequence, @Nullable RateLimitResponse response) {
         Decision decision = consequence.decision();
         Outcome outcome = consequence.outcome();
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {

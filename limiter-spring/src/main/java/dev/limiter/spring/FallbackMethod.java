@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 
 import dev.limiter.RateLimitExceededException;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.CoroutinesUtils;
 import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
@@ -46,7 +47,7 @@ final class FallbackMethod {
      *
      * @throws LimiterConfigurationException when no suitable method exists
      */
-    static FallbackMethod resolve(RateLimited annotation, Method limited, Class<?> targetClass) {
+    static @Nullable FallbackMethod resolve(RateLimited annotation, Method limited, Class<?> targetClass) {
         String name = annotation.fallbackMethod().trim();
         if (name.isEmpty()) {
             return null;

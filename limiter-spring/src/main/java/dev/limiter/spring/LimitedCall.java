@@ -90,19 +90,19 @@ final class LimitedCall {
      * @param response where the header fields go; null for the servlet response of the request this
      *     thread handles, if any
      */
-    Consequence follow(Decision decision, RateLimitResponse response) {
+    Consequence follow(Decision decision, @Nullable RateLimitResponse response) {
         Consequence consequence = Consequence.of(method, decision);
         prepared.outcomes().record(method, key, consequence, response);
         return consequence;
     }
 
     /** Calls the method (or the next interceptor). */
-    Object proceed() throws Throwable {
+    @Nullable Object proceed() throws Throwable {
         return invocation.proceed();
     }
 
     /** Answers the rejected call through its fallback method. */
-    Object fallback(Decision decision) throws Throwable {
+    @Nullable Object fallback(Decision decision) throws Throwable {
         return method.fallback(invocation.getThis(), invocation.getArguments(), decision);
     }
 

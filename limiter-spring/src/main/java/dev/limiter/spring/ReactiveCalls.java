@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import dev.limiter.Decision;
 
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
@@ -53,11 +54,15 @@ final class ReactiveCalls implements ReturnKind {
     /** How a {@code suspend} function is limited: as the {@code Mono} (or {@code Flux}) Spring's AOP calls it as. */
     static ReactiveCalls forSuspendingFunction(Method method) {
         boolean flow = FLOW_CLASS.equals(new MethodParameter(method, -1).getParameterType().getName());
-        return new ReactiveCalls(ReactiveAdapterRegistry.getSharedInstance().getAdapter(flow ? Flux.class : Mono.class));
+        ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(flow ? Flux.class : Mono.class);
+        if (adapter == null) {
+            throw new IllegalStateException("No reactive adapter for " + (flow ? "Flux" : "Mono") + " although Reactor is present");
+        }
+        return new ReactiveCalls(adapter);
     }
 
     @Override
-    public Object limit(LimitedCall call) throws Throwable {
+    public @Nullable Object limit(LimitedCall call) throws Throwable {
         Object result = call.proceed();
         if (result == null) {
             return null;

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -29,7 +30,7 @@ interface ReturnKind {
      * Limits one call whose key and cost are known: decides it, records the consequence and renders
      * it, as the method's kind of result.
      */
-    Object limit(LimitedCall call) throws Throwable;
+    @Nullable Object limit(LimitedCall call) throws Throwable;
 
     /**
      * The result of a call that could not be decided, such as when its key expression failed: thrown
