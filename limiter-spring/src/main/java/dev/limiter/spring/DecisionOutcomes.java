@@ -1,6 +1,7 @@
 package dev.limiter.spring;
 
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import dev.limiter.Decision;
 
@@ -9,8 +10,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one place that learns the outcome of every limited call, after the decision and before the
- * call proceeds, fails or falls back. Counts it (metrics), logs shadow rejections (at DEBUG only,
+ * The one place that learns the outcome of every limited call (of a {@code @RateLimited} method or
+ * under a rule of {@code limiter.rules}), after the decision and before the call proceeds, fails or
+ * falls back. Counts it (metrics), logs shadow rejections (at DEBUG only,
  * since the message names the user's key) and, within a servlet request or a WebFlux exchange, sets
  * the RateLimit header fields of calls that proceed or fall back (the 429 handler sets those of
  * rejections).
@@ -33,14 +35,14 @@ class DecisionOutcomes {
         this.recorder = recorder;
     }
 
-    /** Decides one call of {@code method}: takes {@code permits} for {@code key}, observed. */
-    Decision decide(LimitedMethod method, String key, long permits) {
-        return recorder.decide(method.decidingLimiter(), key, permits);
+    /** Decides one call of {@code limited}: takes {@code permits} for {@code key}, observed. */
+    Decision decide(Limited limited, String key, long permits) {
+        return recorder.decide(limited.decidingLimiter(), key, permits);
     }
 
-    /** Decides one asynchronous call of {@code method} without blocking, observed. */
-    CompletionStage<Decision> decideAsync(LimitedMethod method, String key, long permits) {
-        return recorder.decideAsync(method.decidingLimiter(), key, permits);
+    /** Decides one asynchronous call of {@code limited} without blocking, observed. */
+    CompletionStage<Decision> decideAsync(Limited limited, String key, long permits) {
+        return recorder.decideAsync(limited.decidingLimiter(), key, permits);
     }
 
     /**
@@ -51,11 +53,19 @@ class DecisionOutcomes {
      * @return null when the call is not to be limited
      */
     LimitedMethod.@Nullable Call evaluate(LimitedMethod method, @Nullable Object[] args, @Nullable Object target, CallRequest request) {
+        return evaluate(method, () -> method.call(args, target, request));
+    }
+
+    /**
+     * What {@code evaluation} of a call's expressions gives; one that fails is counted as an error of
+     * {@code limited} before the exception goes on.
+     */
+    <T> @Nullable T evaluate(Limited limited, Supplier<@Nullable T> evaluation) {
         try {
-            return method.call(args, target, request);
+            return evaluation.get();
         }
         catch (RuntimeException ex) {
-            recorder.countError(method.decidingLimiter());
+            recorder.countError(limited.decidingLimiter());
             throw ex;
         }
     }
@@ -76,12 +86,12 @@ class DecisionOutcomes {
     /**
      * Records the consequence of one call's decision.
      *
-     * @param method the limited method called
+     * @param method the limited method called, or the rule applied
      * @param key the key the call was limited under
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(LimitedMethod method, String key, Consequence consequence, RateLimitResponse response) {
+    void record(Limited method, String key, Consequence consequence, RateLimitResponse response) {
         Decision decision = consequence.decision();
         Outcome outcome = consequence.outcome();
         recorder.count(method.decidingLimiter(), decision, outcome);

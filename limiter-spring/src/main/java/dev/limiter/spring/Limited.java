@@ -1,0 +1,30 @@
+package dev.limiter.spring;
+
+import dev.limiter.RateLimiter;
+
+/**
+ * What one limit applies to, as the recording of its decisions sees it: a {@code @RateLimited}
+ * method ({@link LimitedMethod}) or a rule of {@code limiter.rules} ({@link LimitedRule}). Both go
+ * through {@link DecisionOutcomes} and {@link Consequence}, so they are counted, logged and
+ * announced alike.
+ */
+interface Limited {
+
+    /** The registry's limiter. */
+    RateLimiter limiter();
+
+    /** The limiter to decide with: the registry's limiter, without its metering (calls are counted by outcome instead). */
+    RateLimiter decidingLimiter();
+
+    /** Where the limit is declared, for messages: "@RateLimited on OrderService.list(User)", "limiter.rules[0]". */
+    String site();
+
+    /** Whether the limiter only observes: rejected calls proceed and no call waits. */
+    boolean shadow();
+
+    /** Whether something other than a rejection answers a rejected call (a fallback method). */
+    boolean hasFallback();
+
+    /** The RateLimit header fields of the limiter. */
+    RateLimitHeaderFields headerFields();
+}
