@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.limiter.Algorithm;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.autoconfigure.metrics.LimiterMetricsAutoConfiguration;
+import dev.limiter.spring.RateLimited;
 import dev.limiter.spring.web.RateLimitRuleFilter;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
@@ -268,6 +270,39 @@ class RateLimitRulesWebMvcTests {
     }
 
     @Test
+    void ruleSharesTheLimiterOfAnAnnotationThatCompletesIt() {
+        this.contextRunner.withPropertyValues("limiter.limiters.shared.limit=2", "limiter.limiters.shared.window=1m",
+                "limiter.rules[0].paths=/open", "limiter.rules[0].limiter=shared")
+            .withUserConfiguration(AnnotatedController.class)
+            .run(withMvc((mvc, context) -> {
+                // The annotation chose the algorithm, the configuration the limit: the rule decides on that limiter.
+                assertThat(context.getBean(RateLimiterRegistry.class).get("shared").algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+                assertThat(mvc.get().uri("/open")).hasStatusOk().hasHeader("RateLimit", "\"shared\";r=1;t=60");
+                assertThat(mvc.get().uri("/annotated")).hasStatusOk();
+                // One key for all on both sides: the rule's and the annotation's calls share one limit.
+                assertThat(mvc.get().uri("/open")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+            }));
+    }
+
+    @Test
+    void withMaxWaitARequestWaitsForItsTurnInsteadOfBeingRejected() {
+        String[] bucket = { "limiter.limiters.pages.algorithm=token-bucket", "limiter.limiters.pages.limit=20",
+                "limiter.limiters.pages.window=1s", "limiter.limiters.pages.burst=1" };
+        this.contextRunner.withPropertyValues(PAGES_BY_CLIENT_IP).withPropertyValues(bucket).run(withMvc((mvc, context) -> {
+            assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+            assertThat(mvc.get().uri("/pages/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+        }));
+        // The next permit comes 50 ms later: the request reserves it and waits.
+        this.contextRunner.withPropertyValues(PAGES_BY_CLIENT_IP).withPropertyValues(bucket)
+            .withPropertyValues("limiter.limiters.pages.max-wait=1s")
+            .run(withMvc((mvc, context) -> {
+                assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+                assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+                assertThat(context.getBean(PlainController.class).calls).hasValue(2);
+            }));
+    }
+
+    @Test
     void filterIsOrderedAfterSpringSecurityAndTheOrderIsConfigurable() {
         this.contextRunner.run((context) -> assertThat(context.getBean("rateLimitRuleFilter", FilterRegistrationBean.class).getOrder())
             .isEqualTo(RateLimitRuleFilter.DEFAULT_ORDER)
@@ -344,6 +379,16 @@ class RateLimitRulesWebMvcTests {
         @GetMapping("/open")
         String open() {
             return "open";
+        }
+    }
+
+    @RestController
+    static class AnnotatedController {
+
+        @GetMapping("/annotated")
+        @RateLimited(name = "shared", algorithm = Algorithm.FIXED_WINDOW)
+        String annotated() {
+            return "annotated";
         }
     }
 
