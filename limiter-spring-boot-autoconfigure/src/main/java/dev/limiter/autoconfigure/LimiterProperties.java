@@ -290,8 +290,8 @@ public class LimiterProperties {
         private String unless;
 
         /**
-         * Name of the limiter deciding the requests: one configured under limiter.limiters (which
-         * @RateLimited methods may share).
+         * Name of the limiter deciding the requests: one configured under limiter.limiters, which
+         * annotated methods may share.
          */
         private String limiter;
 
