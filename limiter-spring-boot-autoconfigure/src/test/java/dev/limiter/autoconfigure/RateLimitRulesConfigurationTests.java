@@ -44,6 +44,7 @@ class RateLimitRulesConfigurationTests {
         .withPropertyValues("limiter.limiters.api.limit=10", "limiter.limiters.api.window=1s", "limiter.rules[0].paths=/api/**",
                 "limiter.rules[0].limiter=api");
 
+    /** The control: each test below differs from this configuration by the one mistake it checks. */
     @Test
     void wellFormedRulesStart() {
         this.contextRunner.withPropertyValues("limiter.rules[0].methods=GET,post", "limiter.rules[0].key=#clientIp",

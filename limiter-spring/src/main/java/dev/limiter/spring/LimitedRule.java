@@ -225,9 +225,16 @@ final class LimitedRule implements Limited {
         return true;
     }
 
-    /** Whether a request with this method and path is one the rule applies to (its conditions aside). */
-    boolean matches(HttpMethod method, PathContainer path) {
-        if (!methods.isEmpty() && !methods.contains(method)) {
+    /**
+     * Whether a request with this method and path is one the rule applies to (its conditions aside).
+     * HEAD counts as GET, since Spring runs GET handlers for it. A CORS pre-flight request, which a
+     * browser sends ahead of a cross-origin request, is limited only by a rule that lists OPTIONS:
+     * else browser clients would pay twice.
+     *
+     * @param preFlight whether the request is a CORS pre-flight request
+     */
+    boolean matches(HttpMethod method, PathContainer path, boolean preFlight) {
+        if (preFlight ? !methods.contains(HttpMethod.OPTIONS) : !appliesTo(method)) {
             return false;
         }
         for (PathPattern pattern : paths) {
@@ -236,6 +243,10 @@ final class LimitedRule implements Limited {
             }
         }
         return false;
+    }
+
+    private boolean appliesTo(HttpMethod method) {
+        return methods.isEmpty() || methods.contains(method) || (method.equals(HttpMethod.HEAD) && methods.contains(HttpMethod.GET));
     }
 
     /**

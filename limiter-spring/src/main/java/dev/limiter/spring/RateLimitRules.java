@@ -16,6 +16,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,8 +29,9 @@ import reactor.core.publisher.Mono;
  * limiter and key, as its own decision; the first rejection ends it: the request fails with
  * {@link RateLimitExceededException} and the rules after it take nothing (those before it keep the
  * permits they took). A rule matches when the request's path (within the application) matches one
- * of its patterns, its method is one of the rule's (any, when it lists none), its {@code when}
- * condition is true and its {@code unless} condition is not. Decisions are counted, logged in shadow
+ * of its patterns, its method is one of the rule's (any, when it lists none; HEAD counts as GET; a
+ * CORS pre-flight request only as OPTIONS), its {@code when} condition is true and its
+ * {@code unless} condition is not. Decisions are counted, logged in shadow
  * mode and announced in the RateLimit header fields as those of {@code @RateLimited} calls are: each
  * limiter that allowed the request adds its member to both fields.
  */
@@ -78,7 +80,8 @@ public final class RateLimitRules {
      */
     public void admit(HttpServletRequest request, HttpServletResponse response) {
         List<LimitedRule> matching = matching(HttpMethod.valueOf(request.getMethod()),
-                RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication());
+                RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
+                CorsUtils.isPreFlightRequest(request));
         if (matching.isEmpty()) {
             return;
         }
@@ -117,7 +120,8 @@ public final class RateLimitRules {
      */
     public Mono<Void> admit(ServerWebExchange exchange) {
         ServerHttpRequest request = exchange.getRequest();
-        List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication());
+        List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication(),
+                org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request));
         if (matching.isEmpty()) {
             return Mono.empty();
         }
@@ -135,10 +139,10 @@ public final class RateLimitRules {
         });
     }
 
-    private List<LimitedRule> matching(HttpMethod method, PathContainer path) {
+    private List<LimitedRule> matching(HttpMethod method, PathContainer path, boolean preFlight) {
         List<LimitedRule> matching = null;
         for (LimitedRule rule : rules) {
-            if (rule.matches(method, path)) {
+            if (rule.matches(method, path, preFlight)) {
                 if (matching == null) {
                     matching = new ArrayList<>(2);
                 }

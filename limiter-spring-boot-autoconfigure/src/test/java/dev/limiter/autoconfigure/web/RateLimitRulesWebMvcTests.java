@@ -151,6 +151,39 @@ class RateLimitRulesWebMvcTests {
     }
 
     @Test
+    void headCountsAsGetWhichSpringRunsForIt() {
+        this.contextRunner.withPropertyValues(PAGES_BY_CLIENT_IP).withPropertyValues("limiter.rules[0].methods=GET").run(withMvc((mvc, context) -> {
+            assertThat(mvc.head().uri("/pages/1")).hasStatusOk();
+            assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+            assertThat(mvc.head().uri("/pages/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+            assertThat(mvc.get().uri("/pages/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+        }));
+    }
+
+    @Test
+    void corsPreFlightRequestsTakeNothingUnlessTheRuleListsOptions() {
+        this.contextRunner.withPropertyValues(PAGES_BY_CLIENT_IP).run(withMvc((mvc, context) -> {
+            for (int i = 0; i < 3; i++) {
+                assertThat(preFlight(mvc).exchange().getResponse().getStatus()).isNotEqualTo(HttpStatus.TOO_MANY_REQUESTS.value());
+            }
+            assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+            assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+            assertThat(mvc.get().uri("/pages/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+        }));
+        this.contextRunner.withPropertyValues(PAGES_BY_CLIENT_IP).withPropertyValues("limiter.rules[0].methods=OPTIONS")
+            .run(withMvc((mvc, context) -> {
+                preFlight(mvc).exchange();
+                preFlight(mvc).exchange();
+                assertThat(preFlight(mvc)).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+            }));
+    }
+
+    private static MockMvcRequestBuilder preFlight(MockMvcTester mvc) {
+        return mvc.options().uri("/pages/1").header(HttpHeaders.ORIGIN, "https://shop.example")
+            .header(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD, "GET");
+    }
+
+    @Test
     void whenAndUnlessChooseTheRequestsTheRuleAppliesTo() {
         this.contextRunner.withPropertyValues(PAGES_BY_CLIENT_IP)
             .withPropertyValues("limiter.rules[0].when=#request.getHeader('X-Plan') == 'free'", "limiter.rules[0].unless=#clientIp == '10.0.0.9'")
@@ -247,8 +280,12 @@ class RateLimitRulesWebMvcTests {
                 "limiter.rules[0].key=#request.getHeader('X-Api-Key')", "limiter.on-missing-key=skip")
             .run(withMvc((mvc, context) -> {
                 for (int i = 0; i < 3; i++) {
-                    assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
+                    assertThat(mvc.get().uri("/pages/1")).hasStatusOk().doesNotContainHeader("RateLimit");
                 }
+                // Requests with a key are limited all the same.
+                assertThat(mvc.get().uri("/pages/1").header("X-Api-Key", "k1")).hasStatusOk();
+                assertThat(mvc.get().uri("/pages/1").header("X-Api-Key", "k1")).hasStatusOk();
+                assertThat(mvc.get().uri("/pages/1").header("X-Api-Key", "k1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
             }));
     }
 
