@@ -12,10 +12,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The one place that learns the outcome of every limited call (of a {@code @RateLimited} method or
  * under a rule of {@code limiter.rules}), after the decision and before the call proceeds, fails or
- * falls back. Counts it (metrics), logs shadow rejections (at DEBUG only,
- * since the message names the user's key) and, within a servlet request or a WebFlux exchange, sets
- * the RateLimit header fields of calls that proceed or fall back (the 429 handler sets those of
- * rejections).
+ * falls back. Counts it (metrics), logs shadow rejections (at DEBUG only, since the message names the
+ * user's key) and, within a servlet request or a WebFlux exchange, sets the RateLimit header fields
+ * of calls that proceed or fall back (the 429 handler sets those of rejections).
  */
 class DecisionOutcomes {
 

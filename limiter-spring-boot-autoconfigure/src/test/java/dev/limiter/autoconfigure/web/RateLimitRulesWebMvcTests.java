@@ -3,6 +3,8 @@ package dev.limiter.autoconfigure.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Algorithm;
@@ -11,7 +13,10 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.autoconfigure.metrics.LimiterMetricsAutoConfiguration;
+import dev.limiter.spring.RateLimitRule;
+import dev.limiter.spring.RateLimitRules;
 import dev.limiter.spring.RateLimited;
+import dev.limiter.spring.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitRuleFilter;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
@@ -47,6 +52,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.authority.AuthorityUtils;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -337,6 +345,27 @@ class RateLimitRulesWebMvcTests {
                 assertThat(mvc.get().uri("/pages/1")).hasStatusOk();
                 assertThat(context.getBean(PlainController.class).calls).hasValue(2);
             }));
+    }
+
+    @Test
+    void rejectionThatNothingAnswersGetsItsStatusAndRetryAfterWithoutABody() {
+        this.contextRunner.run((context) -> {
+            RateLimitRules rules = new RateLimitRules(List.of(new RateLimitRule("limiter.rules[0]", List.of("/pages/**"), List.of(), null,
+                    null, "pages", null, null, false)), context.getBean(RateLimiterRegistry.class), context.getBean(RateLimitedMethods.class));
+            RateLimitRuleFilter filter = new RateLimitRuleFilter(rules, (request, response, handler, ex) -> null);
+            List<Integer> statuses = new ArrayList<>();
+            MockHttpServletResponse last = null;
+            for (int i = 0; i < 3; i++) {
+                last = new MockHttpServletResponse();
+                MockFilterChain chain = new MockFilterChain();
+                filter.doFilter(new MockHttpServletRequest("GET", "/pages/1"), last, chain);
+                statuses.add(last.getStatus());
+                assertThat(chain.getRequest() != null).as("the request went on").isEqualTo(i < 2);
+            }
+            assertThat(statuses).containsExactly(200, 200, 429);
+            assertThat(last.getHeader(HttpHeaders.RETRY_AFTER)).isEqualTo("60");
+            assertThat(last.getContentLength()).isZero();
+        });
     }
 
     @Test

@@ -1,5 +1,8 @@
 package dev.limiter.spring.web;
 
+import java.util.List;
+import java.util.function.Supplier;
+
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.spring.RateLimitRules;
@@ -10,6 +13,7 @@ import org.springframework.core.Ordered;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.reactive.DispatchExceptionHandler;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerResult;
@@ -42,9 +46,11 @@ public class RateLimitRuleWebFilter implements WebFilter, Ordered {
 
     private final RateLimitRules rules;
 
-    private final ObjectProvider<HandlerAdapter> handlerAdapters;
+    /** WebFlux's exception handlers ({@code @ExceptionHandler} methods), found with the first rejection. */
+    private final Supplier<List<DispatchExceptionHandler>> exceptionHandlers;
 
-    private final ObjectProvider<HandlerResultHandler> resultHandlers;
+    /** WebFlux's result handlers, found with the first rejection. */
+    private final Supplier<List<HandlerResultHandler>> resultHandlers;
 
     private int order = DEFAULT_ORDER;
 
@@ -57,8 +63,11 @@ public class RateLimitRuleWebFilter implements WebFilter, Ordered {
     public RateLimitRuleWebFilter(RateLimitRules rules, ObjectProvider<HandlerAdapter> handlerAdapters,
             ObjectProvider<HandlerResultHandler> resultHandlers) {
         this.rules = rules;
-        this.handlerAdapters = handlerAdapters;
-        this.resultHandlers = resultHandlers;
+        this.exceptionHandlers = SingletonSupplier.of(() -> handlerAdapters.orderedStream()
+            .filter(DispatchExceptionHandler.class::isInstance)
+            .map(DispatchExceptionHandler.class::cast)
+            .toList());
+        this.resultHandlers = SingletonSupplier.of(() -> resultHandlers.orderedStream().toList());
     }
 
     @Override
@@ -77,10 +86,8 @@ public class RateLimitRuleWebFilter implements WebFilter, Ordered {
     /** Answers a rejection as DispatcherHandler answers an error raised before a handler is found. */
     private Mono<Void> reject(ServerWebExchange exchange, Throwable ex) {
         Mono<HandlerResult> answer = Mono.error(ex);
-        for (HandlerAdapter adapter : handlerAdapters.orderedStream().toList()) {
-            if (adapter instanceof DispatchExceptionHandler handler) {
-                answer = answer.onErrorResume((error) -> handler.handleError(exchange, error));
-            }
+        for (DispatchExceptionHandler handler : exceptionHandlers.get()) {
+            answer = answer.onErrorResume((error) -> handler.handleError(exchange, error));
         }
         return answer.flatMap((result) -> {
             HandlerResultHandler writer = resultHandler(result);
@@ -89,7 +96,7 @@ public class RateLimitRuleWebFilter implements WebFilter, Ordered {
     }
 
     private @Nullable HandlerResultHandler resultHandler(HandlerResult result) {
-        for (HandlerResultHandler handler : resultHandlers.orderedStream().toList()) {
+        for (HandlerResultHandler handler : resultHandlers.get()) {
             if (handler.supports(result)) {
                 return handler;
             }
