@@ -41,6 +41,20 @@ public class LimiterProperties {
      */
     private Map<String, Limiter> limiters = new LinkedHashMap<>();
 
+    /**
+     * Rules limiting HTTP requests by path, without an annotation (Spring MVC and WebFlux). Every
+     * rule matching a request applies, in this order, each as its own decision; the first rejection
+     * answers the request.
+     */
+    private List<Rule> rules = new ArrayList<>();
+
+    /**
+     * Order of the filter applying limiter.rules, among the servlet filters (Spring MVC) or the web
+     * filters (WebFlux). The default runs it just after Spring Security's filter (-100), so that
+     * #principal is the authenticated user.
+     */
+    private int ruleFilterOrder = -90;
+
     private final Memory memory = new Memory();
 
     /**
@@ -94,6 +108,22 @@ public class LimiterProperties {
 
     public void setLimiters(Map<String, Limiter> limiters) {
         this.limiters = limiters;
+    }
+
+    public List<Rule> getRules() {
+        return rules;
+    }
+
+    public void setRules(List<Rule> rules) {
+        this.rules = rules;
+    }
+
+    public int getRuleFilterOrder() {
+        return ruleFilterOrder;
+    }
+
+    public void setRuleFilterOrder(int ruleFilterOrder) {
+        this.ruleFilterOrder = ruleFilterOrder;
     }
 
     public Memory getMemory() {
@@ -229,6 +259,109 @@ public class LimiterProperties {
 
         public void setShadow(Boolean shadow) {
             this.shadow = shadow;
+        }
+
+    }
+
+    /** A rule limiting the HTTP requests whose path matches, as if their handler were annotated. */
+    public static class Rule {
+
+        /**
+         * Path patterns of the requests the rule limits, in Spring's PathPattern syntax, such as
+         * /api/** or /api/orders/{id}; matched against the path within the application.
+         */
+        private List<String> paths = new ArrayList<>();
+
+        /**
+         * HTTP methods the rule limits, such as GET or POST. Empty: every method.
+         */
+        private List<String> methods = new ArrayList<>();
+
+        /**
+         * SpEL condition over the request (#request, #principal, #clientIp): the rule applies only to
+         * requests for which it is true.
+         */
+        private String when;
+
+        /**
+         * SpEL condition over the request (#request, #principal, #clientIp): the rule does not apply
+         * to requests for which it is true.
+         */
+        private String unless;
+
+        /**
+         * Name of the limiter deciding the requests: one configured under limiter.limiters, which
+         * annotated methods may share.
+         */
+        private String limiter;
+
+        /**
+         * SpEL giving the key each request is limited under, such as #clientIp, #principal or
+         * #request.getHeader('X-Api-Key'). Empty: one limit shared by every request the rule
+         * applies to.
+         */
+        private String key;
+
+        /**
+         * Permits each request takes: a whole number of at least 1, or SpEL over the request giving
+         * one.
+         */
+        private String cost = "1";
+
+        public List<String> getPaths() {
+            return paths;
+        }
+
+        public void setPaths(List<String> paths) {
+            this.paths = paths;
+        }
+
+        public List<String> getMethods() {
+            return methods;
+        }
+
+        public void setMethods(List<String> methods) {
+            this.methods = methods;
+        }
+
+        public String getWhen() {
+            return when;
+        }
+
+        public void setWhen(String when) {
+            this.when = when;
+        }
+
+        public String getUnless() {
+            return unless;
+        }
+
+        public void setUnless(String unless) {
+            this.unless = unless;
+        }
+
+        public String getLimiter() {
+            return limiter;
+        }
+
+        public void setLimiter(String limiter) {
+            this.limiter = limiter;
+        }
+
+        public String getKey() {
+            return key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        public String getCost() {
+            return cost;
+        }
+
+        public void setCost(String cost) {
+            this.cost = cost;
         }
 
     }

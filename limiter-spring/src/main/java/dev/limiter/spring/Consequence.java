@@ -32,8 +32,8 @@ record Consequence(Step step, Outcome outcome, Decision decision) {
         FALL_BACK
     }
 
-    /** The consequence of {@code decision} for a call of {@code method}. */
-    static Consequence of(LimitedMethod method, Decision decision) {
+    /** The consequence of {@code decision} for a call of {@code method} (or under a rule). */
+    static Consequence of(Limited method, Decision decision) {
         if (decision.allowed()) {
             // A shadow limiter must not slow its callers either: they never wait.
             boolean waits = !decision.waitFor().isZero() && !method.shadow();

@@ -23,15 +23,18 @@ final class CurrentServerExchange {
 
     /** The exchange's response, or null outside a WebFlux exchange (or without the filter). */
     static @Nullable RateLimitResponse response(ContextView context) {
-        return ServerWebExchangeContextFilter.getExchange(context).map((exchange) -> {
-            ServerHttpResponse response = exchange.getResponse();
-            return (RateLimitResponse) (policy, rateLimit) -> {
-                if (!response.isCommitted()) {
-                    response.getHeaders().set(RateLimitHeaderFields.RATE_LIMIT_POLICY, policy);
-                    response.getHeaders().set(RateLimitHeaderFields.RATE_LIMIT, rateLimit);
-                }
-            };
-        }).orElse(null);
+        return ServerWebExchangeContextFilter.getExchange(context).map(CurrentServerExchange::response).orElse(null);
+    }
+
+    /** The response of {@code exchange}, as where header fields go. */
+    static RateLimitResponse response(ServerWebExchange exchange) {
+        ServerHttpResponse response = exchange.getResponse();
+        return (policy, rateLimit) -> {
+            if (!response.isCommitted()) {
+                response.getHeaders().set(RateLimitHeaderFields.RATE_LIMIT_POLICY, policy);
+                response.getHeaders().set(RateLimitHeaderFields.RATE_LIMIT, rateLimit);
+            }
+        };
     }
 
     /**
@@ -44,7 +47,14 @@ final class CurrentServerExchange {
         if (found.isEmpty()) {
             return Mono.just(otherwise);
         }
-        ServerWebExchange exchange = found.get();
+        return callRequest(found.get(), clientIps);
+    }
+
+    /**
+     * The request of {@code exchange}, as a {@link CallRequest}; the principal is Spring Security's
+     * authentication in the subscriber's context, else the exchange's principal.
+     */
+    static Mono<CallRequest> callRequest(ServerWebExchange exchange, ClientIpResolver clientIps) {
         ServerHttpRequest request = exchange.getRequest();
         InetSocketAddress remote = request.getRemoteAddress();
         String peer = (remote == null) ? null

@@ -25,7 +25,11 @@ final class CurrentServletRequest {
         if (!(attributes instanceof ServletRequestAttributes servlet)) {
             return CallRequests.outsideRequest();
         }
-        HttpServletRequest request = servlet.getRequest();
+        return of(servlet.getRequest(), clientIps);
+    }
+
+    /** {@code request} as a {@link CallRequest}: who is authenticated on this thread, else the request's user principal. */
+    static CallRequest of(HttpServletRequest request, ClientIpResolver clientIps) {
         Principal principal = SecurityPrincipal.PRESENT ? SecurityPrincipal.ofThisThread() : null;
         if (principal == null) {
             principal = request.getUserPrincipal();

@@ -30,7 +30,12 @@ final class CurrentServletResponse {
      */
     static RateLimitResponse capture() {
         HttpServletResponse response = current();
-        return (response != null) ? (policy, rateLimit) -> setHeaders(response, policy, rateLimit) : RateLimitResponse.NONE;
+        return (response != null) ? of(response) : RateLimitResponse.NONE;
+    }
+
+    /** {@code response}, as where header fields go. */
+    static RateLimitResponse of(HttpServletResponse response) {
+        return (policy, rateLimit) -> setHeaders(response, policy, rateLimit);
     }
 
     private static @Nullable HttpServletResponse current() {

@@ -1,6 +1,7 @@
 package dev.limiter.spring;
 
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
@@ -12,13 +13,13 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one place that learns the outcome of every limited call, after the decision and before the
- * call proceeds, fails or falls back. The limiter's listeners have heard it already (each method
- * decides on its limiter {@linkplain dev.limiter.RateLimiter#reportingRejectionsAs reporting rejections}
- * as what becomes of them); this logs shadow rejections (at DEBUG only,
- * since the message names the user's key) and, within a servlet request or a WebFlux exchange, sets
- * the RateLimit header fields of calls that proceed or fall back (the 429 handler sets those of
- * rejections).
+ * The one place that learns the outcome of every limited call (of a {@code @RateLimited} method or
+ * under a rule of {@code limiter.rules}), after the decision and before the call proceeds, fails or
+ * falls back. The limiter's listeners have heard it already (each decides on its limiter
+ * {@linkplain dev.limiter.RateLimiter#reportingRejectionsAs reporting rejections} as what becomes of
+ * them); this logs shadow rejections (at DEBUG only, since the message names the user's key) and,
+ * within a servlet request or a WebFlux exchange, sets the RateLimit header fields of calls that
+ * proceed or fall back (the 429 handler sets those of rejections).
  */
 class DecisionOutcomes {
 
@@ -39,14 +40,14 @@ class DecisionOutcomes {
         this.listener = listener;
     }
 
-    /** Decides one call of {@code method}: takes {@code permits} for {@code key}. */
-    Decision decide(LimitedMethod method, String key, long permits) {
-        return method.decidingLimiter().tryAcquire(key, permits);
+    /** Decides one call of {@code limited}: takes {@code permits} for {@code key}. */
+    Decision decide(Limited limited, String key, long permits) {
+        return limited.decidingLimiter().tryAcquire(key, permits);
     }
 
-    /** Decides one asynchronous call of {@code method} without blocking. */
-    CompletionStage<Decision> decideAsync(LimitedMethod method, String key, long permits) {
-        return method.decidingLimiter().tryAcquireAsync(key, permits);
+    /** Decides one asynchronous call of {@code limited} without blocking. */
+    CompletionStage<Decision> decideAsync(Limited limited, String key, long permits) {
+        return limited.decidingLimiter().tryAcquireAsync(key, permits);
     }
 
     /**
@@ -57,11 +58,19 @@ class DecisionOutcomes {
      * @return null when the call is not to be limited
      */
     LimitedMethod.@Nullable Call evaluate(LimitedMethod method, @Nullable Object[] args, @Nullable Object target, CallRequest request) {
+        return evaluate(method, () -> method.call(args, target, request));
+    }
+
+    /**
+     * What {@code evaluation} of a call's expressions gives; one that fails is told to the listener as
+     * an {@link Outcome#ERROR} of {@code limited} before the exception goes on.
+     */
+    <T> @Nullable T evaluate(Limited limited, Supplier<@Nullable T> evaluation) {
         try {
-            return method.call(args, target, request);
+            return evaluation.get();
         }
         catch (RuntimeException ex) {
-            listener.onDecision(DecisionEvent.failed(method.limiter(), ex));
+            listener.onDecision(DecisionEvent.failed(limited.limiter(), ex));
             throw ex;
         }
     }
@@ -82,12 +91,12 @@ class DecisionOutcomes {
     /**
      * Records the consequence of one call's decision.
      *
-     * @param method the limited method called
+     * @param method the limited method called, or the rule applied
      * @param key the key the call was limited under
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(LimitedMethod method, String key, Consequence consequence, @Nullable RateLimitResponse response) {
+    void record(Limited method, String key, Consequence consequence, @Nullable RateLimitResponse response) {
         Decision decision = consequence.decision();
         Outcome outcome = consequence.outcome();
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {

@@ -21,7 +21,7 @@ import org.springframework.expression.Expression;
  * A {@code @RateLimited} method ready to limit: its limiter and its key and cost expressions,
  * parsed once at startup and evaluated per call.
  */
-final class LimitedMethod {
+final class LimitedMethod implements Limited {
 
     private final RateLimiter limiter;
 
@@ -105,31 +105,37 @@ final class LimitedMethod {
     }
 
     /** The RateLimit header fields of the limiter, prepared once. */
-    RateLimitHeaderFields headerFields() {
+    @Override
+    public RateLimitHeaderFields headerFields() {
         return headerFields;
     }
 
-    RateLimiter limiter() {
+    @Override
+    public RateLimiter limiter() {
         return limiter;
     }
 
     /** The limiter to decide calls with: the registry's limiter, reporting its rejections as what becomes of them here. */
-    RateLimiter decidingLimiter() {
+    @Override
+    public RateLimiter decidingLimiter() {
         return deciding;
     }
 
     /** Where the limit is declared, such as "@RateLimited on OrderService.list(User)", for messages. */
-    String site() {
+    @Override
+    public String site() {
         return site;
     }
 
     /** Whether the limiter only observes: rejected calls proceed and no call waits. */
-    boolean shadow() {
+    @Override
+    public boolean shadow() {
         return shadow;
     }
 
     /** Whether a fallback method answers rejected calls. */
-    boolean hasFallback() {
+    @Override
+    public boolean hasFallback() {
         return fallback != null;
     }
 
@@ -201,7 +207,7 @@ final class LimitedMethod {
     }
 
     /** A principal stands for its name: its toString may hold details that change per session. */
-    private static @Nullable String text(@Nullable Object value) {
+    static @Nullable String text(@Nullable Object value) {
         if (value instanceof Principal principal) {
             return principal.getName();
         }
@@ -209,15 +215,24 @@ final class LimitedMethod {
     }
 
     private @Nullable String keyOrMissing(@Nullable String text, String source) {
+        return keyOrMissing(text, onMissingKey, limiter.name(), source + " of " + site);
+    }
+
+    /**
+     * The key {@code text}, or what {@code onMissingKey} makes of a missing one: null to skip the
+     * call, "" to share one key, or a {@link MissingRateLimitKeyException}.
+     *
+     * @param source what gave the key, for the message: "The rate limit key #clientIp of limiter.rules[0]"
+     */
+    static @Nullable String keyOrMissing(@Nullable String text, MissingKeyPolicy onMissingKey, String limiterName, String source) {
         if (text != null && !text.isEmpty()) {
             return text;
         }
         return switch (onMissingKey) {
             case SKIP -> null;
             case SHARED -> "";
-            case REJECT -> throw new MissingRateLimitKeyException(limiter.name(), source
-                    + " of " + site + " evaluated to " + (text == null ? "null" : "an empty text")
-                    + "; the call cannot be limited without it (limiter.on-missing-key=reject)");
+            case REJECT -> throw new MissingRateLimitKeyException(limiterName, source + " evaluated to "
+                    + (text == null ? "null" : "an empty text") + "; the call cannot be limited without it (limiter.on-missing-key=reject)");
         };
     }
 
@@ -226,11 +241,19 @@ final class LimitedMethod {
         if (cost == null) {
             return 1;
         }
-        Object value = cost.getValue(context);
+        return permits(cost.getValue(context), cost.getExpressionString(), site);
+    }
+
+    /**
+     * The permits a cost expression's {@code value} stands for: a whole number of at least 1.
+     *
+     * @throws IllegalArgumentException naming the expression and where it is written, for any other value
+     */
+    static long permits(@Nullable Object value, String expression, String site) {
         if (value instanceof Number number && number.doubleValue() == number.longValue() && number.longValue() >= 1) {
             return number.longValue();
         }
-        throw new IllegalArgumentException("The rate limit cost " + cost.getExpressionString() + " of " + site + " evaluated to " + value
+        throw new IllegalArgumentException("The rate limit cost " + expression + " of " + site + " evaluated to " + value
                 + "; it must be a whole number of at least 1");
     }
 }

@@ -24,6 +24,7 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.BeanResolver;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
@@ -161,6 +162,16 @@ public final class RateLimitedMethods {
     /** Where the outcome of every limited call goes. */
     DecisionOutcomes outcomes() {
         return outcomes;
+    }
+
+    /** What becomes of a call whose key is null or empty. */
+    MissingKeyPolicy onMissingKey() {
+        return onMissingKey;
+    }
+
+    /** Resolves {@code @bean} references in expressions; null without a bean factory. */
+    @Nullable BeanResolver beanResolver() {
+        return beanResolver;
     }
 
     /** Prepares every limited method of {@code targetClass} now, failing on the first mistake. */

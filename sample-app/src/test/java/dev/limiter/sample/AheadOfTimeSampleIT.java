@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged sample, processed ahead of time at build (spring-boot-maven-plugin process-aot), runs
  * with {@code -Dspring.aot.enabled=true} as it would on its way to a native image: its limiters,
- * their Lua scripts, the 429 answer and a fallback method all work from the generated bean
- * definitions. Runs after {@code package}, against the tests' own Redis.
+ * their Lua scripts, the 429 answer, a fallback method and a rule of limiter.rules all work from
+ * the generated bean definitions. Runs after {@code package}, against the tests' own Redis.
  */
 @RedisTest
 @Timeout(120)
@@ -57,6 +57,15 @@ class AheadOfTimeSampleIT {
             get(port, "/api/quotes/ACME", null);
             get(port, "/api/quotes/ACME", null);
             assertThat(get(port, "/api/quotes/ACME", null).body()).contains("\"live\":false");
+            // GET /api/menu is limited only by a rule of application.yml (4 a minute per client): the
+            // rule filter is registered from the generated definitions too. Ten calls cross at most
+            // one minute's boundary, so at most eight pass.
+            List<HttpResponse<String>> menus = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                menus.add(get(port, "/api/menu", null));
+            }
+            assertThat(menus).filteredOn((menu) -> menu.statusCode() == 429).isNotEmpty()
+                .allSatisfy((menu) -> assertThat(menu.body()).contains("\"limiter\":\"menu\""));
             String output = Files.readString(log, StandardCharsets.UTF_8);
             assertThat(output).contains("Starting AOT-processed");
             assertThat(output).doesNotContain(" ERROR ");

@@ -141,6 +141,24 @@ class SampleFeaturesTest {
     }
 
     @Test
+    void menuIsLimitedPerClientAddressByARuleInTheConfigurationAlone() throws Exception {
+        for (int i = 1; i <= 4; i++) {
+            HttpResponse<String> allowed = forwardedFor("/api/menu", "203.0.113.21");
+            assertThat(allowed.statusCode()).as("call %d", i).isEqualTo(200);
+            assertThat(allowed.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"menu\";r=" + (4 - i) + ";t=");
+        }
+        HttpResponse<String> rejected = forwardedFor("/api/menu", "203.0.113.21");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+        assertThat(rejected.body()).contains("\"limiter\":\"menu\"").contains("\"violatedLimit\":\"4/1m\"");
+        // Another client behind the same proxy has a limit of its own.
+        assertThat(forwardedFor("/api/menu", "203.0.113.22").statusCode()).isEqualTo(200);
+        String metrics = get("/actuator/prometheus", null).body();
+        assertThat(counter(metrics, "menu", "allowed", "redis")).isEqualTo(5);
+        assertThat(counter(metrics, "menu", "rejected", null)).isEqualTo(1);
+    }
+
+    @Test
     void theLimitersEndpointShowsConfigurationAndTheQuotaOfAKey() throws Exception {
         HttpResponse<String> limiters = get("/actuator/limiters", null);
         assertThat(limiters.statusCode()).isEqualTo(200);
@@ -180,7 +198,12 @@ class SampleFeaturesTest {
 
     /** GET /api/status as the trusted local proxy forwards it for {@code client}, or from the proxy itself when null. */
     private HttpResponse<String> status(String client) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/status")).GET();
+        return forwardedFor("/api/status", client);
+    }
+
+    /** GET {@code path} as the trusted local proxy forwards it for {@code client}, or from the proxy itself when null. */
+    private HttpResponse<String> forwardedFor(String path, String client) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).GET();
         if (client != null) {
             request.header("X-Forwarded-For", client);
         }

@@ -1,0 +1,44 @@
+package dev.limiter.autoconfigure.web;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.spring.LimiterConfigurationException;
+import dev.limiter.spring.RateLimitRule;
+import dev.limiter.spring.RateLimitRules;
+import dev.limiter.spring.RateLimitedMethods;
+
+/**
+ * The rules of {@code limiter.rules}, checked: each names a limiter configured under
+ * {@code limiter.limiters} (whose {@code shadow} it follows), and {@link RateLimitRules} checks the
+ * rest. A mistake fails startup naming the property, as every configuration mistake does.
+ */
+final class ConfiguredRules {
+
+    private ConfiguredRules() {
+    }
+
+    static RateLimitRules of(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods) {
+        List<RateLimitRule> rules = new ArrayList<>();
+        List<LimiterProperties.Rule> configured = properties.getRules();
+        for (int i = 0; i < configured.size(); i++) {
+            rules.add(rule("limiter.rules[" + i + "]", configured.get(i), properties));
+        }
+        return new RateLimitRules(rules, registry, methods);
+    }
+
+    private static RateLimitRule rule(String property, LimiterProperties.Rule rule, LimiterProperties properties) {
+        String name = (rule.getLimiter() != null) ? rule.getLimiter().trim() : "";
+        LimiterProperties.Limiter limiter = properties.getLimiters().get(name);
+        if (!name.isEmpty() && limiter == null) {
+            throw new LimiterConfigurationException(property + ".limiter", name, "There is no limiter '" + name + "' under limiter.limiters",
+                    "Configure limiter.limiters." + name + " (its limit and window), or name one of the limiters configured: "
+                            + (properties.getLimiters().isEmpty() ? "(none)" : String.join(", ", properties.getLimiters().keySet())));
+        }
+        boolean shadow = limiter != null && Boolean.TRUE.equals(limiter.getShadow());
+        return new RateLimitRule(property, rule.getPaths(), rule.getMethods(), rule.getWhen(), rule.getUnless(), name, rule.getKey(),
+                rule.getCost(), shadow);
+    }
+}

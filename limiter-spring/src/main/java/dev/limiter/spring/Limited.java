@@ -1,0 +1,33 @@
+package dev.limiter.spring;
+
+import dev.limiter.RateLimiter;
+
+/**
+ * What one limit applies to, as the recording of its decisions sees it: a {@code @RateLimited}
+ * method ({@link LimitedMethod}) or a rule of {@code limiter.rules} ({@link LimitedRule}). Both go
+ * through {@link DecisionOutcomes} and {@link Consequence}, so they are counted, logged and
+ * announced alike.
+ */
+interface Limited {
+
+    /** The registry's limiter. */
+    RateLimiter limiter();
+
+    /**
+     * The limiter to decide with: the registry's limiter, {@linkplain RateLimiter#reportingRejectionsAs reporting its
+     * rejections} as what becomes of them here, so that its decision event counts the call's outcome.
+     */
+    RateLimiter decidingLimiter();
+
+    /** Where the limit is declared, for messages: "@RateLimited on OrderService.list(User)", "limiter.rules[0]". */
+    String site();
+
+    /** Whether the limiter only observes: rejected calls proceed and no call waits. */
+    boolean shadow();
+
+    /** Whether something other than a rejection answers a rejected call (a fallback method). */
+    boolean hasFallback();
+
+    /** The RateLimit header fields of the limiter. */
+    RateLimitHeaderFields headerFields();
+}
