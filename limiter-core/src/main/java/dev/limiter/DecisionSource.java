@@ -19,5 +19,11 @@ public enum DecisionSource {
     LOCAL_FALLBACK,
 
     /** The {@link FailurePolicy#ALLOW} or {@link FailurePolicy#DENY} policy, while Redis fails. */
-    FAILURE_POLICY
+    FAILURE_POLICY,
+
+    /**
+     * No limit: the call's key or plan is unlimited, so it was let through without asking any limiter
+     * or storing anything.
+     */
+    UNLIMITED
 }
