@@ -1,8 +1,10 @@
 package dev.limiter.spring;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import dev.limiter.Decision;
+import dev.limiter.RateLimiter;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,19 +35,24 @@ class DecisionOutcomes {
         this.recorder = recorder;
     }
 
-    /** Decides one call of {@code method}: takes {@code permits} for {@code key}, observed. */
-    Decision decide(LimitedMethod method, String key, long permits) {
-        return recorder.decide(method.decidingLimiter(), key, permits);
+    /**
+     * Decides one call by {@code limit}: takes {@code permits} for {@code key}, observed; a call no limit
+     * applies to is allowed without asking any limiter.
+     */
+    Decision decide(CallLimit limit, String key, long permits) {
+        RateLimiter deciding = limit.deciding();
+        return (deciding != null) ? recorder.decide(deciding, key, permits) : CallLimit.UNLIMITED;
     }
 
-    /** Decides one asynchronous call of {@code method} without blocking, observed. */
-    CompletionStage<Decision> decideAsync(LimitedMethod method, String key, long permits) {
-        return recorder.decideAsync(method.decidingLimiter(), key, permits);
+    /** Decides one asynchronous call by {@code limit} without blocking, observed. */
+    CompletionStage<Decision> decideAsync(CallLimit limit, String key, long permits) {
+        RateLimiter deciding = limit.deciding();
+        return (deciding != null) ? recorder.decideAsync(deciding, key, permits) : CompletableFuture.completedFuture(CallLimit.UNLIMITED);
     }
 
     /**
-     * The key and cost of one call of {@code method}; a call whose key or cost expression fails is
-     * counted as an error before the exception goes on.
+     * The key, cost and limit of one call of {@code method}; a call whose key, cost or plan cannot be
+     * found (an expression fails, an unknown plan) is counted as an error before the exception goes on.
      *
      * @param request the request the call serves, {@link CallRequest#NONE} when the method does not use it
      * @return null when the call is not to be limited
@@ -55,7 +62,7 @@ class DecisionOutcomes {
             return method.call(args, target, request);
         }
         catch (RuntimeException ex) {
-            recorder.countError(method.decidingLimiter());
+            recorder.countError(method.countedLimiter());
             throw ex;
         }
     }
@@ -77,22 +84,24 @@ class DecisionOutcomes {
      * Records the consequence of one call's decision.
      *
      * @param method the limited method called
+     * @param limit the limit that decided the call
      * @param key the key the call was limited under
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(LimitedMethod method, String key, Consequence consequence, RateLimitResponse response) {
+    void record(LimitedMethod method, CallLimit limit, String key, Consequence consequence, RateLimitResponse response) {
         Decision decision = consequence.decision();
         Outcome outcome = consequence.outcome();
-        recorder.count(method.decidingLimiter(), decision, outcome);
+        recorder.count(method.countedLimiter(), decision, outcome);
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
-            logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "
+            logger.debug("Shadow mode: limiter '" + method.name() + "'" + ((limit.plan() != null) ? " (plan '" + limit.plan() + "')" : "")
+                    + " would have rejected key '" + key + "' at "
                     + method.site() + " (limit " + decision.limit() + ", remaining " + decision.remaining() + ", violated "
                     + decision.violatedLimit() + ", retry after " + decision.retryAfter().toMillis() + " ms); the call proceeds");
         }
-        // A shadow limiter enforces nothing, so it announces nothing clients could act on.
-        if (headers && (outcome == Outcome.ALLOWED || outcome == Outcome.FALLBACK) && !method.shadow()) {
-            RateLimitHeaderFields fields = method.headerFields();
+        // A shadow limiter enforces nothing, so it announces nothing clients could act on; nor does no limit.
+        RateLimitHeaderFields fields = limit.headerFields();
+        if (headers && (outcome == Outcome.ALLOWED || outcome == Outcome.FALLBACK) && !method.shadow() && fields != null) {
             if (response != null) {
                 response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
             }

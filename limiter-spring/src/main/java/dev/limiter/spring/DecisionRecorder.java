@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 
 /**
@@ -24,7 +25,18 @@ public interface DecisionRecorder {
      * became of them, even when its limiter comes from such a factory.
      */
     static RateLimiterFactory recording(RateLimiterFactory factory, DecisionRecorder recorder) {
-        return (name, config) -> new MeteredRateLimiter(factory.create(name, config), recorder);
+        return new RateLimiterFactory() {
+
+            @Override
+            public RateLimiter create(String name, RateLimiterConfig config) {
+                return new MeteredRateLimiter(factory.create(name, config), recorder);
+            }
+
+            @Override
+            public RateLimiter create(String name, String plan, RateLimiterConfig config) {
+                return new MeteredRateLimiter(factory.create(name, plan, config), recorder);
+            }
+        };
     }
 
     /** The {@code backend} tag of what made a decision. */
@@ -35,6 +47,7 @@ public interface DecisionRecorder {
             case LOCAL_FALLBACK -> "local-fallback";
             case LOCAL_DENY_CACHE -> "local-deny-cache";
             case FAILURE_POLICY -> "failure-policy";
+            case UNLIMITED -> "unlimited";
         };
     }
 
