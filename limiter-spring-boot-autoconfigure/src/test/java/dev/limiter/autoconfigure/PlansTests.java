@@ -174,6 +174,20 @@ class PlansTests {
         });
     }
 
+    @Test
+    void unlimitedKeysOfALimiterWithoutPlansAreNeverLimited() {
+        this.contextRunner.withPropertyValues("limiter.limiters.orders.unlimited-keys=ops").run((context) -> {
+            Api api = context.getBean(Api.class);
+            for (int i = 0; i < 5; i++) {
+                api.order("ops");
+            }
+            api.order("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> api.order("alice"))
+                .satisfies((ex) -> assertThat(ex.getPlan()).isNull());
+            assertThat(keysUnder(context.getBean(StringRedisTemplate.class), this.keyPrefix + ":{orders:ops}")).isEmpty();
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "redis", "memory" })
     void plansCountApartOnEitherBackend(String backend) {
@@ -268,6 +282,10 @@ class PlansTests {
 
         @RateLimited(name = "api", key = "#user", plan = "#plan")
         public void call(String user, String plan) {
+        }
+
+        @RateLimited(name = "orders", key = "#user", limit = 1, window = "1m")
+        public void order(String user) {
         }
     }
 }
