@@ -205,8 +205,7 @@ public final class LimiterDefinitions implements LimiterResolver {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         Setting expression = planExpression(name, configured, annotation, site);
         Setting resolver = (expression == null) ? planResolver(name, configured, annotation, site) : null;
-        String defaultPlan = (configured != null && configured.getDefaultPlan() != null && !configured.getDefaultPlan().isBlank())
-                ? configured.getDefaultPlan().trim() : null;
+        String defaultPlan = defaultPlan(name);
         Set<String> unlimitedKeys = unlimitedKeys(name, configured);
         if (configured == null || configured.getPlans().isEmpty()) {
             Setting picker = (expression != null) ? expression : resolver;

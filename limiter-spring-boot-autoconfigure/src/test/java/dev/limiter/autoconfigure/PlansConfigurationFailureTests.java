@@ -197,7 +197,7 @@ class PlansConfigurationFailureTests {
         this.contextRunner.withUserConfiguration(BadPlanConfiguration.class).run(failsWith((ex, analysis) -> {
             assertThat(ex.getWhere()).isEqualTo("@RateLimited(plan) on BadPlanService.call(String)");
             assertThat(ex.getProblem()).contains("Not a valid SpEL expression");
-            assertThat(analysis.getAction()).contains("picking one of the plans [free, pro]");
+            assertThat(analysis.getAction()).contains("giving one of the plans [free, pro]");
         }));
     }
 

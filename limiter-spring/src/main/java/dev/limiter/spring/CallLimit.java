@@ -57,11 +57,6 @@ final class CallLimit {
         return plan;
     }
 
-    /** Whether no limit applies. */
-    boolean unlimited() {
-        return deciding == null;
-    }
-
     /** The limiter deciding, without the registry's metering (calls are counted by outcome instead); null when unlimited. */
     @Nullable RateLimiter deciding() {
         return deciding;

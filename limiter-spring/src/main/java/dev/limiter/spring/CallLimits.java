@@ -94,11 +94,6 @@ final class CallLimits {
         return counted;
     }
 
-    /** The limiter's own limits; null for a limiter with plans. */
-    @Nullable CallLimit own() {
-        return own;
-    }
-
     /** Whether a plan is picked in code, from the call and its request. */
     boolean hasPlanResolver() {
         return resolver != null;

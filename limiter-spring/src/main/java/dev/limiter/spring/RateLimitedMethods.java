@@ -218,7 +218,8 @@ public final class RateLimitedMethods {
         }
         LimiterPlans.Setting written = plans.expression();
         Expression expression = (written != null)
-                ? parse(written.value(), written.where(), method, targetClass, requestVariables, "picking one of the plans " + plans.plans())
+                ? parse(written.value(), written.where(), method, targetClass, requestVariables, "Write an expression giving one of the plans "
+                        + plans.plans() + ", such as #account.plan or #request.getHeader('X-Plan')")
                 : null;
         LimiterPlans.Setting resolver = plans.resolver();
         Supplier<PlanResolver> planResolver = (resolver != null) ? bean(resolver.value().trim(), PlanResolver.class, resolver.where()) : null;
@@ -247,15 +248,15 @@ public final class RateLimitedMethods {
 
     private @Nullable Expression parse(String text, String attribute, Method method, Class<?> targetClass, Set<String> requestVariables) {
         return parse(text, "@RateLimited(" + attribute + ") on " + describe(method, targetClass), method, targetClass, requestVariables,
-                "over the method's parameters");
+                "Write an expression over the method's parameters, such as #user.id or #p0");
     }
 
     /**
      * @param where the property or attribute holding the expression, for messages
-     * @param purpose what the expression is for, as the advice to write one says: "over the method's parameters"
+     * @param advice how to write a valid one, for messages
      */
     private @Nullable Expression parse(String text, String where, Method method, Class<?> targetClass, Set<String> requestVariables,
-            String purpose) {
+            String advice) {
         if (text.isBlank()) {
             return null;
         }
@@ -265,7 +266,7 @@ public final class RateLimitedMethods {
         }
         catch (ParseException ex) {
             throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a valid SpEL expression: " + ex.getSimpleMessage(),
-                    "Write an expression " + purpose + ", such as #user.id or #p0");
+                    advice);
         }
         if (expression instanceof SpelExpression spel) {
             Set<String> parameters = parameters(method);
