@@ -19,7 +19,13 @@ public enum DecisionSource {
     LOCAL_FALLBACK("local-fallback"),
 
     /** The {@link FailurePolicy#ALLOW} or {@link FailurePolicy#DENY} policy, while Redis fails. */
-    FAILURE_POLICY("failure-policy");
+    FAILURE_POLICY("failure-policy"),
+
+    /**
+     * No limit: the call's key or plan is unlimited, so it was let through without asking any limiter
+     * or storing anything.
+     */
+    UNLIMITED("unlimited");
 
     private final String tag;
 

@@ -10,6 +10,9 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final String limiterName;
 
+    /** The plan whose limits rejected the call; null for a limiter without plans. */
+    private final @Nullable String plan;
+
     /** Serialized with the exception, so that it is there wherever the exception goes. */
     private final Decision decision;
 
@@ -17,31 +20,45 @@ public class RateLimitExceededException extends RuntimeException {
     private @Nullable String message;
 
     public RateLimitExceededException(String limiterName, Decision decision) {
+        this(limiterName, null, decision);
+    }
+
+    /**
+     * @param limiterName the limiter that rejected the call
+     * @param plan the plan of that limiter whose limits rejected it; null for a limiter without plans
+     * @param decision the rejecting decision
+     */
+    public RateLimitExceededException(String limiterName, @Nullable String plan, Decision decision) {
         super(null, null, false, false);
         this.limiterName = limiterName;
+        this.plan = plan;
         this.decision = decision;
     }
 
     @Override
     public String getMessage() {
         if (message == null) {
-            message = message(limiterName, decision);
+            message = message(limiterName, plan, decision);
         }
         return message;
     }
 
-    private static String message(String limiterName, Decision decision) {
+    private static String message(String limiterName, @Nullable String plan, Decision decision) {
+        String limit = "Rate limit '" + limiterName + "'" + ((plan != null) ? " (plan '" + plan + "')" : "");
         if (decision.neverAllowed()) {
-            return "Rate limit '" + limiterName + "' exceeded: the request costs more than the limit of "
-                    + decision.limit() + " permits and can never pass";
+            return limit + " exceeded: the request costs more than the limit of " + decision.limit() + " permits and can never pass";
         }
-        return "Rate limit '" + limiterName + "' exceeded: limit " + decision.limit() + ", retry after "
-                + decision.retryAfter().toMillis() + " ms";
+        return limit + " exceeded: limit " + decision.limit() + ", retry after " + decision.retryAfter().toMillis() + " ms";
     }
 
     /** Name of the limiter that rejected the call. */
     public String getLimiterName() {
         return limiterName;
+    }
+
+    /** The plan whose limits rejected the call; null for a limiter without plans. */
+    public @Nullable String getPlan() {
+        return plan;
     }
 
     /** The rejecting decision. */

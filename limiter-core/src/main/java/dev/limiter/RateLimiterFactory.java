@@ -15,6 +15,22 @@ public interface RateLimiterFactory {
      */
     RateLimiter create(String name, RateLimiterConfig config);
 
+    /**
+     * Creates the limiter of one plan of limiter {@code name}, such as plan "pro" of limiter "api":
+     * named {@code name}, deciding by {@code config}, and keeping its keys' state apart from every
+     * other plan's and from a limiter of that name without plans, whatever the limits. So a key that
+     * moves to another plan starts counting afresh there.
+     *
+     * @param name limiter name, as for {@link #create(String, RateLimiterConfig)}
+     * @param plan plan name: the same characters as a limiter name
+     * @param config algorithm, limits and options of the plan
+     * @throws UnsupportedOperationException by a factory that cannot keep plans apart; Limiter's own can
+     */
+    default RateLimiter create(String name, String plan, RateLimiterConfig config) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot create limiters of plans: it does not override "
+                + "RateLimiterFactory.create(String, String, RateLimiterConfig)");
+    }
+
     /** Creates a limiter with a single limit. */
     default RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
         return create(name, RateLimiterConfig.of(algorithm, spec));
@@ -28,10 +44,30 @@ public interface RateLimiterFactory {
      * @throws IllegalArgumentException naming the bad name and what a name may hold
      */
     static String checkName(String name) {
-        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+        if (!isName(name)) {
             throw new IllegalArgumentException("Invalid limiter name '" + name + "': use 1 to 100 letters, digits, '.', '-' or '_', "
                     + "starting with a letter or digit");
         }
         return name;
+    }
+
+    /**
+     * Checks a plan name, which backends put into keys beside the limiter name: the same characters as
+     * a limiter name, none of which a backend uses to separate the two.
+     *
+     * @return the plan
+     * @throws IllegalArgumentException naming the bad plan and what a plan name may hold
+     */
+    static String checkPlan(String plan) {
+        if (!isName(plan)) {
+            throw new IllegalArgumentException("Invalid plan name '" + plan + "': use 1 to 100 letters, digits, '.', '-' or '_', "
+                    + "starting with a letter or digit");
+        }
+        return plan;
+    }
+
+    /** Whether {@code text} is a limiter or plan name: what a YAML map key and a Redis key both take without quoting. */
+    private static boolean isName(String text) {
+        return text != null && text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     }
 }

@@ -35,4 +35,21 @@ class RateLimitExceededExceptionTest {
         assertThat(read.getMessage()).isEqualTo("Rate limit 'orders' exceeded: limit 5, retry after 200 ms");
     }
 
+    @Test
+    void namesThePlanThatRejected() throws IOException, ClassNotFoundException {
+        Decision decision = new Decision(false, 5, 0, Duration.ofMillis(800), Duration.ofMillis(200));
+        RateLimitExceededException thrown = new RateLimitExceededException("api", "free", decision);
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(thrown);
+        }
+        RateLimitExceededException read;
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            read = (RateLimitExceededException) in.readObject();
+        }
+        assertThat(read.getPlan()).isEqualTo("free");
+        assertThat(read.getMessage()).isEqualTo("Rate limit 'api' (plan 'free') exceeded: limit 5, retry after 200 ms");
+        assertThat(new RateLimitExceededException("api", decision).getPlan()).isNull();
+    }
 }

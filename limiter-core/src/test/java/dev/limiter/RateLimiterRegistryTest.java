@@ -2,6 +2,7 @@ package dev.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,9 +18,21 @@ class RateLimiterRegistryTest {
 
     final AtomicInteger created = new AtomicInteger();
 
-    final RateLimiterRegistry registry = new RateLimiterRegistry((name, config) -> {
-        created.incrementAndGet();
-        return InMemoryRateLimiterFactory.builder().clock(() -> 1_700_000_000_000_000L).maxKeys(100).build().create(name, config);
+    final InMemoryRateLimiterFactory memory = InMemoryRateLimiterFactory.builder().clock(() -> 1_700_000_000_000_000L).maxKeys(100).build();
+
+    final RateLimiterRegistry registry = new RateLimiterRegistry(new RateLimiterFactory() {
+
+        @Override
+        public RateLimiter create(String name, RateLimiterConfig config) {
+            created.incrementAndGet();
+            return memory.create(name, config);
+        }
+
+        @Override
+        public RateLimiter create(String name, String plan, RateLimiterConfig config) {
+            created.incrementAndGet();
+            return memory.create(name, plan, config);
+        }
     });
 
     @Test
@@ -70,5 +83,52 @@ class RateLimiterRegistryTest {
         assertThatThrownBy(() -> registry.register(null, Algorithm.TOKEN_BUCKET, SPEC)).isInstanceOf(IllegalArgumentException.class);
         assertThat(registry.find(null)).isEmpty();
         assertThatThrownBy(() -> registry.get(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void eachPlanIsALimiterOfItsOwnUnderTheLimitersName() {
+        RateLimiter free = registry.register("api", "free", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC));
+        RateLimiter trial = registry.register("api", "trial", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC));
+        assertThat(trial).as("plans with equal limits still have limiters of their own").isNotSameAs(free);
+        assertThat(free.name()).isEqualTo("api");
+        assertThat(registry.register("api", "free", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC))).isSameAs(free);
+        assertThat(created).hasValue(2);
+        assertThat(registry.find("api", "free")).containsSame(free);
+        assertThat(registry.find("api", "pro")).isEmpty();
+        assertThat(registry.plans("api")).containsExactly(entry("free", free), entry("trial", trial));
+        assertThat(registry.plans("orders")).isEmpty();
+        assertThat(registry.names()).containsExactly("api");
+        assertThat(registry.limiters()).as("limiters without plans only").isEmpty();
+        assertThatThrownBy(() -> registry.get("api")).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("has plans [free, trial]");
+        for (int i = 0; i < 5; i++) {
+            assertThat(free.tryAcquire("alice").allowed()).isTrue();
+        }
+        assertThat(free.tryAcquire("alice").allowed()).isFalse();
+        assertThat(trial.tryAcquire("alice").allowed()).as("another plan's state is its own").isTrue();
+    }
+
+    @Test
+    void aNameHasEitherPlansOrALimiterOfItsOwn() {
+        registry.register("api", "free", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC));
+        registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
+        assertThatThrownBy(() -> registry.register("api", Algorithm.TOKEN_BUCKET, SPEC)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("plans [free]");
+        assertThatThrownBy(() -> registry.register("orders", "free", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("without plans");
+        assertThatThrownBy(() -> registry.register("api", "free", RateLimiterConfig.of(Algorithm.FIXED_WINDOW, SPEC)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("Plan 'free' of limiter 'api'");
+        assertThat(registry.names()).containsExactly("api", "orders");
+    }
+
+    @Test
+    void badPlanNamesAndFactoriesWithoutPlansLeaveNothingBehind() {
+        assertThatThrownBy(() -> registry.register("api", "a:b", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Invalid plan name 'a:b'");
+        assertThat(registry.names()).isEmpty();
+        RateLimiterRegistry withoutPlans = new RateLimiterRegistry((name, config) -> memory.create(name, config));
+        assertThatThrownBy(() -> withoutPlans.register("api", "free", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC)))
+            .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("cannot create limiters of plans");
+        assertThat(withoutPlans.names()).isEmpty();
     }
 }

@@ -87,4 +87,11 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
     public RateLimiter create(String name, RateLimiterConfig config) {
         return new InMemoryRateLimiter<>(name, config, clock, maxKeys, listener);
     }
+
+    /** Every limiter keeps its state to itself, so a plan's is apart from every other plan's by construction. */
+    @Override
+    public RateLimiter create(String name, String plan, RateLimiterConfig config) {
+        RateLimiterFactory.checkPlan(plan);
+        return create(name, config);
+    }
 }

@@ -8,9 +8,11 @@ import java.util.Base64;
 import dev.limiter.Algorithm;
 
 /**
- * Builds Redis keys of the form {@code <prefix>:{<limiter name>:<user key>}:<algorithm>}. The braces
+ * Builds Redis keys of the form {@code <prefix>:{<limiter name>:<user key>}:<algorithm>}, and
+ * {@code <prefix>:{<limiter name>/<plan>:<user key>}:<algorithm>} for a plan of a limiter. The braces
  * make everything one decision touches share a hash tag (Redis Cluster); user keys are escaped so
- * that no text can close the tag early or collide with another key.
+ * that no text can close the tag early or collide with another key. Neither limiter nor plan names
+ * hold '/' or ':', so a plan's keys never meet another plan's or those of a limiter without plans.
  */
 final class RedisKeys {
 
@@ -34,6 +36,11 @@ final class RedisKeys {
     /** Start of every key of one limiter, up to where the user key goes. */
     static String head(String prefix, String name) {
         return prefix + ":{" + name + ":";
+    }
+
+    /** Start of every key of one plan of a limiter, up to where the user key goes. */
+    static String head(String prefix, String name, String plan) {
+        return prefix + ":{" + name + "/" + plan + ":";
     }
 
     /** End of every key of one algorithm, after the user key: a short tag, so algorithms never read each other's state. */

@@ -33,6 +33,9 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final String name;
 
+    /** The plan this limiter decides for; null for a limiter without plans. */
+    private final @Nullable String plan;
+
     private final RateLimiterConfig config;
 
     private final BlockingScripts redis;
@@ -72,16 +75,22 @@ final class RedisRateLimiter implements RateLimiter {
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
-    RedisRateLimiter(String name, RateLimiterConfig config, RedisOperations<String, String> redis, @Nullable ReactiveScripts reactive,
-            String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability, FailurePolicy policy,
-            @Nullable LocalShares shares, DecisionListener listener, @Nullable LocalDenyCache denyCache) {
+    /**
+     * @param plan the plan of limiter {@code name} this limiter decides for, kept in its keys; null for
+     *     a limiter without plans
+     */
+    RedisRateLimiter(String name, @Nullable String plan, RateLimiterConfig config, RedisOperations<String, String> redis,
+            @Nullable ReactiveScripts reactive, String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability,
+            FailurePolicy policy, @Nullable LocalShares shares, DecisionListener listener, @Nullable LocalDenyCache denyCache) {
         this.name = RateLimiterFactory.checkName(name);
+        this.plan = (plan != null) ? RateLimiterFactory.checkPlan(plan) : null;
         this.config = config;
         this.redis = new BlockingScripts(redis);
         this.operations = redis;
         this.reactive = reactive;
         this.script = LuaScript.of(config.algorithm());
-        this.keyHead = RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
+        this.keyHead = (plan != null) ? RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name, plan)
+                : RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
         this.codec = ScriptCodec.of(config);
         this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + codec.fingerprint();
         this.clock = clock;
@@ -96,6 +105,7 @@ final class RedisRateLimiter implements RateLimiter {
     /** {@code limiter}, on the same state, with its rejections heard as {@code rejectedAs}. */
     private RedisRateLimiter(RedisRateLimiter limiter, Outcome rejectedAs) {
         this.name = limiter.name;
+        this.plan = limiter.plan;
         this.config = limiter.config;
         this.redis = limiter.redis;
         this.operations = limiter.operations;
@@ -351,6 +361,6 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public String toString() {
-        return "RedisRateLimiter[" + name + ", " + config + "]";
+        return "RedisRateLimiter[" + name + ((plan != null) ? ", plan " + plan : "") + ", " + config + "]";
     }
 }

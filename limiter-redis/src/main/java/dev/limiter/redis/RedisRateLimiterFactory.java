@@ -364,12 +364,22 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
+        return limiter(name, null, config);
+    }
+
+    /** A plan's limiter: the plan is part of each of its Redis keys, so no other plan reads its state. */
+    @Override
+    public RateLimiter create(String name, String plan, RateLimiterConfig config) {
+        return limiter(name, RateLimiterFactory.checkPlan(plan), config);
+    }
+
+    private RateLimiter limiter(String name, @Nullable String plan, RateLimiterConfig config) {
         FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
         LocalShares shares = (policy == FailurePolicy.LOCAL)
                 ? new LocalShares(name, config, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
                         local.maxKeys())
                 : null;
-        return new RedisRateLimiter(name, config, redis, reactive, keyPrefix, clock, availability, policy, shares,
+        return new RedisRateLimiter(name, plan, config, redis, reactive, keyPrefix, clock, availability, policy, shares,
                 listener, denyCache);
     }
 }

@@ -16,6 +16,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
@@ -139,6 +140,66 @@ class RedisKeysTest {
             for (String redisKey : written) {
                 assertThat(hashTag(redisKey)).isEqualTo(hashTag(limiter.redisKey(key)));
             }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aPlansKeysCarryThePlanInTheirOneHashTagAndATtl(Algorithm algorithm) {
+        StringRedisTemplate redis = TestRedisSupport.shared();
+        VirtualClock clock = new VirtualClock();
+        for (String key : trickyKeys()) {
+            String prefix = TestRedisSupport.uniquePrefix();
+            RedisRateLimiter pro = (RedisRateLimiter) Backend.REDIS.factory(clock, prefix)
+                .create("orders", "pro", RateLimiterConfig.of(algorithm, LimitSpec.of(5, Duration.ofSeconds(10))));
+            assertThat(pro.name()).isEqualTo("orders");
+            assertThat(hashTag(pro.redisKey(key))).as(show(key)).isEqualTo("orders/pro:" + RedisKeys.escape(key));
+            assertThat(pro.tryAcquire(key).allowed()).isTrue();
+            List<String> written = TestRedisSupport.keysUnder(redis, prefix);
+            assertThat(written).as(show(key)).containsExactly(pro.redisKey(key));
+            assertThat(TestRedisSupport.pttl(redis, written.get(0))).as("PTTL of %s", show(key)).isPositive();
+        }
+    }
+
+    /**
+     * Plans with equal limits, and the limiter of the same name without plans, would share state if
+     * only the limits told their keys apart; and no key, such as "pro:x" without plans, may reach plan
+     * pro's "x": every limiter takes all its permits of every key, so any shared state shows as a rejection.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void plansShareNoStateWithEachOtherNorWithTheLimiterWithoutPlans(Backend backend) {
+        RateLimiterFactory factory = backend.factory(new VirtualClock(), TestRedisSupport.uniquePrefix());
+        for (Algorithm algorithm : Algorithm.values()) {
+            RateLimiterConfig config = RateLimiterConfig.of(algorithm, LimitSpec.of(2, Duration.ofSeconds(10)));
+            RateLimiter pro = factory.create("orders", "pro", config);
+            RateLimiter trial = factory.create("orders", "trial", config);
+            RateLimiter proAgain = factory.create("orders", "pro", config);
+            RateLimiter withoutPlans = factory.create("orders", config);
+            List<RateLimiter> separate = List.of(pro, trial, withoutPlans);
+            for (String key : List.of("x", "", "pro:x", "pro/x", "orders/pro:x", "}x", "x}:" + RedisKeys.tail(algorithm).substring(2))) {
+                for (RateLimiter limiter : separate) {
+                    assertThat(limiter.tryAcquire(key, 2).allowed()).as("%s %s %s", algorithm, limiter, show(key)).isTrue();
+                }
+                for (RateLimiter limiter : separate) {
+                    assertThat(limiter.tryAcquire(key).allowed()).as("%s %s %s exhausted", algorithm, limiter, show(key)).isFalse();
+                }
+            }
+            if (backend == Backend.REDIS) {
+                // Another instance's limiter of the same plan shares the plan's state.
+                assertThat(proAgain.tryAcquire("x").allowed()).isFalse();
+                assertThat(((RedisRateLimiter) proAgain).redisKey("x")).isEqualTo(((RedisRateLimiter) pro).redisKey("x"));
+            }
+        }
+    }
+
+    @Test
+    void planNamesAreCheckedLikeLimiterNames() {
+        RateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.shared()).keyPrefix("limiter").build();
+        RateLimiterConfig config = RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10)));
+        for (String plan : List.of("", "a:b", "a/b", "a}b", "a{b", "-a", "a b")) {
+            assertThatThrownBy(() -> factory.create("orders", plan, config)).as(plan).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Invalid plan name");
         }
     }
 

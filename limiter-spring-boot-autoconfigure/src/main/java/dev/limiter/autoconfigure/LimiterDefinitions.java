@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -16,13 +17,18 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.LimiterConfigurationException;
+import dev.limiter.spring.LimiterPlans;
+import dev.limiter.spring.LimiterPlans.Setting;
 import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Resolves each limiter's effective configuration, {@code limiter.limiters.<name>} over the
@@ -31,6 +37,9 @@ import org.springframework.boot.convert.DurationStyle;
  * where each value comes from; not meant for applications.
  */
 public final class LimiterDefinitions implements LimiterResolver {
+
+    /** Checks the syntax of plan expressions in properties, whichever method uses them. */
+    private static final SpelExpressionParser PLAN_PARSER = new SpelExpressionParser();
 
     private final LimiterProperties properties;
 
@@ -54,11 +63,16 @@ public final class LimiterDefinitions implements LimiterResolver {
         this.registry = registry;
     }
 
-    /** Registers the limiters that configuration alone defines completely, so they fail fast too. */
+    /** Registers the limiters (and plans) that configuration alone defines completely, so they fail fast too. */
     void registerConfigured() {
         properties.getLimiters().forEach((name, limiter) -> {
             if (isComplete(limiter)) {
-                limiterFor(name, null, property(name, ""));
+                if (limiter.getPlans().isEmpty()) {
+                    limiterFor(name, null, property(name, ""));
+                }
+                else {
+                    registerPlans(name, limiter, null, property(name, ""), new LinkedHashMap<>());
+                }
             }
         });
     }
@@ -73,21 +87,48 @@ public final class LimiterDefinitions implements LimiterResolver {
         if (algorithm == null) {
             return false;
         }
-        boolean limits = !limiter.getLimits().isEmpty() || (limiter.getLimit() != null && limiter.getWindow() != null);
-        boolean bursts = limiter.getLimits().isEmpty() ? limiter.getBurst() != null
-                : limiter.getLimits().stream().allMatch(limit -> limit.getBurst() != null);
+        List<LimiterProperties.Limit> own = limiter.getPlans().isEmpty() ? List.of(limiter)
+                : limiter.getPlans().values().stream().filter((plan) -> plan == null || !plan.isUnlimited())
+                    .map(LimiterProperties.Limit.class::cast).toList();
+        boolean limits = own.stream().allMatch(LimiterDefinitions::hasLimits);
+        boolean bursts = own.stream().allMatch(LimiterDefinitions::hasBursts);
         boolean bucketOptions = !algorithm.isBucket() || (bursts && limiter.getMaxWait() != null);
         boolean slidingOptions = algorithm != Algorithm.SLIDING_WINDOW || limiter.getSubWindows() != null;
         return limits && bucketOptions && slidingOptions;
     }
 
+    private static boolean hasLimits(LimiterProperties.Limit limit) {
+        if (limit == null) {
+            return false;
+        }
+        List<LimiterProperties.Limit> several = several(limit);
+        return !several.isEmpty() || (limit.getLimit() != null && limit.getWindow() != null);
+    }
+
+    private static boolean hasBursts(LimiterProperties.Limit limit) {
+        List<LimiterProperties.Limit> several = several(limit);
+        return several.isEmpty() ? limit.getBurst() != null : several.stream().allMatch((each) -> each.getBurst() != null);
+    }
+
+    /** The several limits of a limiter or plan; empty when it has one limit. */
+    private static List<LimiterProperties.Limit> several(LimiterProperties.Limit limit) {
+        if (limit instanceof LimiterProperties.Limiter limiter) {
+            return limiter.getLimits();
+        }
+        return (limit instanceof LimiterProperties.Plan plan) ? plan.getLimits() : List.of();
+    }
+
     /**
      * Checks every configured limiter once all annotated beans are known: one that is neither
-     * complete on its own nor completed by an annotation is an error (often a misspelt name).
+     * complete on its own nor completed by an annotation is an error (often a misspelt name), and so
+     * are plans that nothing can pick from.
      */
     void checkConfigured() {
-        properties.getLimiters().keySet().forEach(name -> {
-            if (registry.find(name).isEmpty()) {
+        properties.getLimiters().forEach((name, limiter) -> {
+            if (!uses.containsKey(name)) {
+                plans(name, null, property(name, ""));
+            }
+            if (limiter.getPlans().isEmpty() && registry.find(name).isEmpty()) {
                 limiterFor(name, null, property(name, ""));
             }
         });
@@ -147,6 +188,278 @@ public final class LimiterDefinitions implements LimiterResolver {
     @Override
     public boolean shadow(RateLimited annotation) {
         return shadow(annotation.name(), annotation);
+    }
+
+    @Override
+    public LimiterPlans plans(RateLimited annotation, String site) {
+        return plans(annotation.name(), annotation, site);
+    }
+
+    /**
+     * The plans of limiter {@code name} (registering each plan's limiter), what picks the plan of a
+     * call limited through {@code annotation} (may be null), and the keys never limited.
+     *
+     * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
+     */
+    LimiterPlans plans(String name, RateLimited annotation, String site) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        Setting expression = planExpression(name, configured, annotation, site);
+        Setting resolver = (expression == null) ? planResolver(name, configured, annotation, site) : null;
+        String defaultPlan = defaultPlan(name);
+        Set<String> unlimitedKeys = unlimitedKeys(name, configured);
+        if (configured == null || configured.getPlans().isEmpty()) {
+            Setting picker = (expression != null) ? expression : resolver;
+            if (picker != null) {
+                throw new LimiterConfigurationException(picker.where(), "\"" + picker.value() + "\"", "Limiter '" + name
+                        + "' has no plans to pick from", "Define its plans under limiter.limiters." + name + ".plans, or remove "
+                                + picker.where());
+            }
+            if (defaultPlan != null) {
+                throw new LimiterConfigurationException(property(name, "default-plan"), defaultPlan, "Limiter '" + name + "' has no plans",
+                        "Define its plans under limiter.limiters." + name + ".plans, or remove " + property(name, "default-plan"));
+            }
+            return unlimitedKeys.isEmpty() ? LimiterPlans.NONE : new LimiterPlans(Map.of(), Set.of(), null, null, null, unlimitedKeys);
+        }
+        if (annotation != null) {
+            uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(new Use(annotation, site));
+        }
+        Map<String, String> from = new LinkedHashMap<>();
+        Plans plans = registerPlans(name, configured, annotation, site, from);
+        Set<String> all = new TreeSet<>(plans.limited().keySet());
+        all.addAll(plans.unlimited());
+        if (defaultPlan != null && !all.contains(defaultPlan)) {
+            throw new LimiterConfigurationException(property(name, "default-plan"), defaultPlan, "Limiter '" + name + "' has no plan '"
+                    + defaultPlan + "'; its plans are " + all, "Set " + property(name, "default-plan") + " to one of them");
+        }
+        if (expression == null && resolver == null && defaultPlan == null) {
+            throw new LimiterConfigurationException(property(name, "plan"), "(not set)", "Limiter '" + name + "'" + ((annotation != null)
+                    ? " used by " + site : "") + " has plans " + all + ", but nothing picks the plan of a call",
+                    "Set " + property(name, "plan") + " to an expression such as #request.getHeader('X-Plan'), "
+                            + property(name, "plan-resolver") + " to a PlanResolver bean, or " + property(name, "default-plan")
+                            + " to one of the plans");
+        }
+        Setting picker = (expression != null) ? expression : resolver;
+        from.put("plan", (picker != null) ? picker.where() : "default");
+        from.put("default-plan", (defaultPlan != null) ? property(name, "default-plan") : "default");
+        sources.putIfAbsent(name, Collections.unmodifiableMap(from));
+        return new LimiterPlans(plans.limited(), plans.unlimited(), expression, resolver, defaultPlan, unlimitedKeys);
+    }
+
+    /** The limiters of the plans with limits, by plan, and the unlimited plans. */
+    private record Plans(Map<String, RateLimiter> limited, Set<String> unlimited) {
+    }
+
+    /**
+     * Registers the limiter of each plan of limiter {@code name} that has limits: the plan's limits,
+     * with the limiter's algorithm and options (configured, else the annotation's, else the defaults).
+     */
+    private Plans registerPlans(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+            Map<String, String> from) {
+        checkNoOwnLimits(name, configured);
+        Algorithm algorithm = algorithm(name, configured, annotation, site, from);
+        int subWindows = subWindows(name, configured, annotation, site, from);
+        Duration maxWait = maxWait(name, configured, annotation, site, from);
+        FailurePolicy onRedisFailure = configured.getOnRedisFailure();
+        from.put("on-redis-failure", (onRedisFailure != null) ? property(name, "on-redis-failure") : "limiter.on-redis-failure");
+        from.put("plans", property(name, "plans"));
+        Map<String, RateLimiter> limited = new LinkedHashMap<>();
+        Set<String> unlimited = new TreeSet<>();
+        configured.getPlans().forEach((plan, planned) -> {
+            String where = property(name, "plans." + plan);
+            try {
+                RateLimiterFactory.checkPlan(plan);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new LimiterConfigurationException(property(name, "plans"), plan, ex.getMessage(), "Rename the plan");
+            }
+            if (planned == null) {
+                throw new LimiterConfigurationException(where, "(empty)", "Plan '" + plan + "' of limiter '" + name + "' has no limits",
+                        "Set " + where + ".limit and " + where + ".window, or " + where + ".limits, or " + where + ".unlimited=true");
+            }
+            if (planned.isUnlimited()) {
+                if (planned.getLimit() != null || planned.getWindow() != null || planned.getBurst() != null || !planned.getLimits().isEmpty()) {
+                    throw new LimiterConfigurationException(where + ".unlimited", true, "Plan '" + plan + "' of limiter '" + name
+                            + "' is unlimited, yet it has limits", "Remove the limits of " + where + ", or its unlimited");
+                }
+                unlimited.add(plan);
+                return;
+            }
+            List<LimitSpec> limits = planLimits(name, plan, algorithm, planned);
+            RateLimiterConfig config;
+            try {
+                config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new LimiterConfigurationException(planned.getLimits().isEmpty() ? where : where + ".limits", algorithm + " " + limits,
+                        "Plan '" + plan + "' of limiter '" + name + "': " + ex.getMessage(), "Correct the limits of plan '" + plan + "'");
+            }
+            limited.put(plan, registerPlan(name, plan, config, site));
+        });
+        if (limited.isEmpty()) {
+            throw new LimiterConfigurationException(property(name, "plans"), unlimited, "Every plan of limiter '" + name
+                    + "' is unlimited, so it limits no call", "Give a plan limits, or remove limiter.limiters." + name + ".plans");
+        }
+        return new Plans(limited, unlimited);
+    }
+
+    /** A limiter with plans has no limits of its own: they would apply to no call. */
+    private static void checkNoOwnLimits(String name, LimiterProperties.Limiter configured) {
+        Map<String, Object> own = new LinkedHashMap<>();
+        own.put("limit", configured.getLimit());
+        own.put("window", configured.getWindow());
+        own.put("burst", configured.getBurst());
+        own.put("limits", configured.getLimits().isEmpty() ? null : configured.getLimits().size() + " limits");
+        own.forEach((attribute, value) -> {
+            if (value != null) {
+                throw new LimiterConfigurationException(property(name, attribute), value, "Limiter '" + name + "' has plans, each with "
+                        + "limits of its own, so its own " + attribute + " would apply to no call", "Move it into each plan, under "
+                                + property(name, "plans.<plan>." + attribute) + ", or remove " + property(name, "plans"));
+            }
+        });
+    }
+
+    /** The limits of plan {@code plan}, in the shapes a limiter takes them: limit, window and burst, or limits. */
+    private static List<LimitSpec> planLimits(String name, String plan, Algorithm algorithm, LimiterProperties.Plan planned) {
+        String where = property(name, "plans." + plan);
+        boolean single = planned.getLimit() != null || planned.getWindow() != null || planned.getBurst() != null;
+        if (!planned.getLimits().isEmpty()) {
+            if (single) {
+                Set<String> set = new LinkedHashSet<>();
+                set.add(where + ".limits");
+                if (planned.getLimit() != null) {
+                    set.add(where + ".limit");
+                }
+                if (planned.getWindow() != null) {
+                    set.add(where + ".window");
+                }
+                if (planned.getBurst() != null) {
+                    set.add(where + ".burst");
+                }
+                throw new MutuallyExclusiveConfigurationPropertiesException(set,
+                        List.of(where + ".limits", where + ".limit", where + ".window", where + ".burst"));
+            }
+            return configuredLimits(where, algorithm, planned.getLimits());
+        }
+        if (planned.getLimit() == null && planned.getWindow() == null) {
+            throw new LimiterConfigurationException(where, "(no limits)", "Plan '" + plan + "' of limiter '" + name + "' has no limits",
+                    "Set " + where + ".limit and " + where + ".window, or " + where + ".limits, or " + where + ".unlimited=true");
+        }
+        if (planned.getLimit() == null || planned.getWindow() == null) {
+            String missing = (planned.getLimit() == null) ? "limit" : "window";
+            throw new LimiterConfigurationException(where + "." + missing, "(not set)", "Plan '" + plan + "' of limiter '" + name
+                    + "' has no " + missing, "Set " + where + "." + missing);
+        }
+        long limit = positive(planned.getLimit(), where + ".limit", "permits per window");
+        Duration window = checkWindow(planned.getWindow(), where + ".window");
+        long burst = limit;
+        if (planned.getBurst() != null) {
+            burst = positive(planned.getBurst(), where + ".burst", "bucket capacity");
+            checkBurst(algorithm, limit, burst, where + ".burst");
+        }
+        return List.of(spec(limit, window, burst, where));
+    }
+
+    private RateLimiter registerPlan(String name, String plan, RateLimiterConfig config, String site) {
+        String origin = origins.putIfAbsent(name, site);
+        try {
+            return registry.register(name, plan, config);
+        }
+        catch (IllegalStateException ex) {
+            throw new LimiterConfigurationException(site, config, ex.getMessage() + ((origin != null) ? " by " + origin : ""),
+                    "Give every @RateLimited(name = \"" + name + "\") the same values, or set them once under limiter.limiters." + name);
+        }
+        catch (UnsupportedOperationException ex) {
+            throw new LimiterConfigurationException(property(name, "plans"), plan, "The limiters' RateLimiterFactory cannot keep plans "
+                    + "apart: " + ex.getMessage(), "Use Limiter's Redis or memory backend, or override RateLimiterFactory.create(String, "
+                            + "String, RateLimiterConfig) in your factory");
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LimiterConfigurationException(site, name, ex.getMessage(), "Rename the limiter");
+        }
+    }
+
+    /** The plan expression: limiter.limiters.x.plan, else the annotation's (unless the property names a plan resolver). */
+    private static Setting planExpression(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+        String text = (configured != null) ? configured.getPlan() : null;
+        String resolver = (configured != null) ? configured.getPlanResolver() : null;
+        if (text != null && !text.isBlank()) {
+            if (resolver != null && !resolver.isBlank()) {
+                throw new LimiterConfigurationException(property(name, "plan-resolver"), resolver, "Limiter '" + name + "' sets both a plan "
+                        + "expression (" + property(name, "plan") + ") and a plan resolver", "Set either plan or plan-resolver, not both");
+            }
+            try {
+                PLAN_PARSER.parseExpression(text);
+            }
+            catch (ParseException ex) {
+                throw new LimiterConfigurationException(property(name, "plan"), "\"" + text + "\"", "Not a valid SpEL expression: "
+                        + ex.getSimpleMessage(), "Write an expression picking one of the plans, such as #request.getHeader('X-Plan')");
+            }
+            return new Setting(text.trim(), property(name, "plan"));
+        }
+        if (resolver != null && !resolver.isBlank() || annotation == null) {
+            return null;
+        }
+        if (!annotation.plan().isBlank() && !annotation.planResolver().isBlank()) {
+            throw new LimiterConfigurationException(attribute("planResolver", site), "\"" + annotation.planResolver() + "\"",
+                    "The annotation sets both a plan expression and a plan resolver", "Give either plan or planResolver, not both");
+        }
+        return annotation.plan().isBlank() ? null : new Setting(annotation.plan().trim(), attribute("plan", site));
+    }
+
+    /** The plan resolver bean: limiter.limiters.x.plan-resolver, else the annotation's (when no property picks the plan). */
+    private static Setting planResolver(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+        String resolver = (configured != null) ? configured.getPlanResolver() : null;
+        if (resolver != null && !resolver.isBlank()) {
+            return new Setting(resolver.trim(), property(name, "plan-resolver"));
+        }
+        boolean configuredPlan = configured != null && configured.getPlan() != null && !configured.getPlan().isBlank();
+        return (annotation == null || configuredPlan || annotation.planResolver().isBlank()) ? null
+                : new Setting(annotation.planResolver().trim(), attribute("planResolver", site));
+    }
+
+    private static Set<String> unlimitedKeys(String name, LimiterProperties.Limiter configured) {
+        if (configured == null) {
+            return Set.of();
+        }
+        Set<String> keys = new LinkedHashSet<>();
+        List<String> listed = configured.getUnlimitedKeys();
+        for (int i = 0; i < listed.size(); i++) {
+            String key = listed.get(i);
+            if (key == null || key.isEmpty()) {
+                throw new LimiterConfigurationException(property(name, "unlimited-keys[" + i + "]"), "\"\"", "An unlimited key must not be "
+                        + "empty: the empty key is that of every call when the key is missing or not given", "Remove it");
+            }
+            keys.add(key);
+        }
+        return keys;
+    }
+
+    /** The plans of limiter {@code name} that are unlimited, in order; empty for none. */
+    public Set<String> unlimitedPlans(String name) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        if (configured == null) {
+            return Set.of();
+        }
+        Set<String> unlimited = new TreeSet<>();
+        configured.getPlans().forEach((plan, planned) -> {
+            if (planned != null && planned.isUnlimited()) {
+                unlimited.add(plan);
+            }
+        });
+        return unlimited;
+    }
+
+    /** The default plan of limiter {@code name}; null for none. */
+    public String defaultPlan(String name) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        return (configured != null && configured.getDefaultPlan() != null && !configured.getDefaultPlan().isBlank())
+                ? configured.getDefaultPlan().trim() : null;
+    }
+
+    /** How many keys of limiter {@code name} are never limited (the keys are not shown: they may be secrets). */
+    public int unlimitedKeyCount(String name) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        return (configured != null) ? new LinkedHashSet<>(configured.getUnlimitedKeys()).size() : 0;
     }
 
     /** Where each site that uses limiter {@code name} declares it, in the order they were found. */
@@ -232,7 +545,7 @@ public final class LimiterDefinitions implements LimiterResolver {
                         List.of(property(name, "limits"), property(name, "limit"), property(name, "window"), property(name, "burst")));
             }
             from.put("limits", property(name, "limits"));
-            return configuredLimits(name, algorithm, configured.getLimits());
+            return configuredLimits(property(name, ""), algorithm, configured.getLimits());
         }
         boolean annotatedSingle = annotation != null && (annotation.limit() != 0 || !annotation.window().isBlank());
         if (annotation != null && annotation.limits().length > 0) {
@@ -251,11 +564,12 @@ public final class LimiterDefinitions implements LimiterResolver {
         return List.of(spec(limit, window, burst, site));
     }
 
-    private static List<LimitSpec> configuredLimits(String name, Algorithm algorithm, List<LimiterProperties.Limit> configured) {
+    /** @param base the property holding the limits, such as limiter.limiters.api or limiter.limiters.api.plans.pro */
+    private static List<LimitSpec> configuredLimits(String base, Algorithm algorithm, List<LimiterProperties.Limit> configured) {
         List<LimitSpec> limits = new ArrayList<>();
         for (int i = 0; i < configured.size(); i++) {
             LimiterProperties.Limit limit = configured.get(i);
-            String where = property(name, "limits[" + i + "]");
+            String where = base + ".limits[" + i + "]";
             if (limit.getLimit() == null || limit.getWindow() == null) {
                 throw new LimiterConfigurationException(where, (limit.getLimit() == null ? "no limit" : "no window"),
                         "Each of several limits needs a limit and a window", "Set " + where + ".limit and " + where + ".window");

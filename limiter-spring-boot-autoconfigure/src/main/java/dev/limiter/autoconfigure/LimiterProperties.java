@@ -213,6 +213,39 @@ public class LimiterProperties {
          */
         private Boolean shadow;
 
+        /**
+         * Plans by name, each with its own limits (limit, window and burst, or limits) or unlimited,
+         * instead of the limiter's own limits. A call is limited by the plan that 'plan',
+         * 'plan-resolver' or 'default-plan' picks; each plan counts apart, so a key moving to another
+         * plan starts afresh there.
+         */
+        private Map<String, Plan> plans = new LinkedHashMap<>();
+
+        /**
+         * SpEL expression picking the plan of a call, with the variables of a key expression: the
+         * method's parameters, #request, #principal, #clientIp. Overrides the annotation's plan and
+         * planResolver attributes.
+         */
+        private String plan;
+
+        /**
+         * Name of a PlanResolver bean picking the plan of a call, instead of 'plan'. Overrides the
+         * annotation's plan and planResolver attributes.
+         */
+        private String planResolver;
+
+        /**
+         * Plan of a call for which nothing picks one, or whose plan expression or resolver gives null
+         * or empty text. Without it, such a call fails.
+         */
+        private String defaultPlan;
+
+        /**
+         * Keys whose calls are never limited, whatever their plan: allowed, counted, and never sent
+         * to Redis.
+         */
+        private List<String> unlimitedKeys = new ArrayList<>();
+
         public Algorithm getAlgorithm() {
             return algorithm;
         }
@@ -259,6 +292,80 @@ public class LimiterProperties {
 
         public void setShadow(Boolean shadow) {
             this.shadow = shadow;
+        }
+
+        public Map<String, Plan> getPlans() {
+            return plans;
+        }
+
+        public void setPlans(Map<String, Plan> plans) {
+            this.plans = plans;
+        }
+
+        public String getPlan() {
+            return plan;
+        }
+
+        public void setPlan(String plan) {
+            this.plan = plan;
+        }
+
+        public String getPlanResolver() {
+            return planResolver;
+        }
+
+        public void setPlanResolver(String planResolver) {
+            this.planResolver = planResolver;
+        }
+
+        public String getDefaultPlan() {
+            return defaultPlan;
+        }
+
+        public void setDefaultPlan(String defaultPlan) {
+            this.defaultPlan = defaultPlan;
+        }
+
+        public List<String> getUnlimitedKeys() {
+            return unlimitedKeys;
+        }
+
+        public void setUnlimitedKeys(List<String> unlimitedKeys) {
+            this.unlimitedKeys = unlimitedKeys;
+        }
+
+    }
+
+    /**
+     * One plan of a limiter: its limits, in the shapes a limiter takes them (limit, window and burst,
+     * or limits), or unlimited. The limiter's algorithm and options apply.
+     */
+    public static class Plan extends Limit {
+
+        /**
+         * Several limits checked together, instead of limit, window and burst.
+         */
+        private List<Limit> limits = new ArrayList<>();
+
+        /**
+         * Whether calls of this plan are never limited: allowed, counted, and never sent to Redis.
+         */
+        private boolean unlimited;
+
+        public List<Limit> getLimits() {
+            return limits;
+        }
+
+        public void setLimits(List<Limit> limits) {
+            this.limits = limits;
+        }
+
+        public boolean isUnlimited() {
+            return unlimited;
+        }
+
+        public void setUnlimited(boolean unlimited) {
+            this.unlimited = unlimited;
         }
 
     }

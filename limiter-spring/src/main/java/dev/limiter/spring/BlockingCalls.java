@@ -50,7 +50,7 @@ final class BlockingCalls implements ReturnKind {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while waiting " + consequence.turnIn().toMillis() + " ms for a permit of limiter '"
-                    + limited.limiter().name() + "'", ex);
+                    + limited.name() + "'", ex);
         }
     }
 }

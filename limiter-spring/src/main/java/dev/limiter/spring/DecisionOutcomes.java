@@ -1,5 +1,6 @@
 package dev.limiter.spring;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -7,6 +8,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.Outcome;
+import dev.limiter.RateLimiter;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,19 +42,31 @@ class DecisionOutcomes {
         this.listener = listener;
     }
 
-    /** Decides one call of {@code limited}: takes {@code permits} for {@code key}. */
-    Decision decide(Limited limited, String key, long permits) {
-        return limited.decidingLimiter().tryAcquire(key, permits);
+    /**
+     * Decides one call of {@code limited}: takes {@code permits} for {@code key} from {@code deciding}.
+     * A call no limit applies to (an unlimited key or plan) is allowed without asking any limiter, and
+     * heard as such under {@code limited}'s limiter.
+     *
+     * @param deciding the limiter deciding, which reports rejections as what becomes of them; null for no limit
+     */
+    Decision decide(Limited limited, @Nullable RateLimiter deciding, String key, long permits) {
+        return (deciding != null) ? deciding.tryAcquire(key, permits) : unlimited(limited);
     }
 
-    /** Decides one asynchronous call of {@code limited} without blocking. */
-    CompletionStage<Decision> decideAsync(Limited limited, String key, long permits) {
-        return limited.decidingLimiter().tryAcquireAsync(key, permits);
+    /** Decides one asynchronous call of {@code limited} without blocking; see {@link #decide}. */
+    CompletionStage<Decision> decideAsync(Limited limited, @Nullable RateLimiter deciding, String key, long permits) {
+        return (deciding != null) ? deciding.tryAcquireAsync(key, permits) : CompletableFuture.completedFuture(unlimited(limited));
+    }
+
+    private Decision unlimited(Limited limited) {
+        listener.onDecision(DecisionEvent.of(limited.limiter(), CallLimit.UNLIMITED, Outcome.REJECTED, -1));
+        return CallLimit.UNLIMITED;
     }
 
     /**
-     * The key and cost of one call of {@code method}; a call whose key or cost expression fails is
-     * told to the listener as an {@link Outcome#ERROR} before the exception goes on.
+     * The key, cost and limit of one call of {@code method}; a call whose key, cost or plan cannot be
+     * found (an expression fails, an unknown plan) is told to the listener as an {@link Outcome#ERROR}
+     * before the exception goes on.
      *
      * @param request the request the call serves, {@link CallRequest#NONE} when the method does not use it
      * @return null when the call is not to be limited
@@ -91,22 +105,25 @@ class DecisionOutcomes {
     /**
      * Records the consequence of one call's decision.
      *
-     * @param method the limited method called, or the rule applied
+     * @param limited the limited method called, or the rule applied
+     * @param plan the plan that decided the call; null for none
+     * @param fields the RateLimit header fields of the limits that decided; null for no limit, which announces none
      * @param key the key the call was limited under
      * @param response where the RateLimit header fields go; null for the servlet response of the
      *     request this thread handles, if any
      */
-    void record(Limited method, String key, Consequence consequence, @Nullable RateLimitResponse response) {
+    void record(Limited limited, @Nullable String plan, @Nullable RateLimitHeaderFields fields, String key, Consequence consequence,
+            @Nullable RateLimitResponse response) {
         Decision decision = consequence.decision();
         Outcome outcome = consequence.outcome();
         if (outcome == Outcome.SHADOW_REJECTED && logger.isDebugEnabled()) {
-            logger.debug("Shadow mode: limiter '" + method.limiter().name() + "' would have rejected key '" + key + "' at "
-                    + method.site() + " (limit " + decision.limit() + ", remaining " + decision.remaining() + ", violated "
+            logger.debug("Shadow mode: limiter '" + limited.limiter().name() + "'" + ((plan != null) ? " (plan '" + plan + "')" : "")
+                    + " would have rejected key '" + key + "' at "
+                    + limited.site() + " (limit " + decision.limit() + ", remaining " + decision.remaining() + ", violated "
                     + decision.violatedLimit() + ", retry after " + decision.retryAfter().toMillis() + " ms); the call proceeds");
         }
-        // A shadow limiter enforces nothing, so it announces nothing clients could act on.
-        if (headers && (outcome == Outcome.ALLOWED || outcome == Outcome.FALLBACK) && !method.shadow()) {
-            RateLimitHeaderFields fields = method.headerFields();
+        // A shadow limiter enforces nothing, so it announces nothing clients could act on; nor does no limit.
+        if (headers && (outcome == Outcome.ALLOWED || outcome == Outcome.FALLBACK) && !limited.shadow() && fields != null) {
             if (response != null) {
                 response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
             }

@@ -5,7 +5,7 @@ import java.security.Principal;
 
 import org.jspecify.annotations.Nullable;
 
-/** One call of a limited method, as a {@link KeyResolver} sees it. */
+/** One call of a limited method, as a {@link KeyResolver} or {@link PlanResolver} sees it. */
 public final class KeyContext {
 
     private final Method method;

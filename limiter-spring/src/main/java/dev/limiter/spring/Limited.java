@@ -10,14 +10,8 @@ import dev.limiter.RateLimiter;
  */
 interface Limited {
 
-    /** The registry's limiter. */
+    /** The registry's limiter, whose name and algorithm its calls are counted under. */
     RateLimiter limiter();
-
-    /**
-     * The limiter to decide with: the registry's limiter, {@linkplain RateLimiter#reportingRejectionsAs reporting its
-     * rejections} as what becomes of them here, so that its decision event counts the call's outcome.
-     */
-    RateLimiter decidingLimiter();
 
     /** Where the limit is declared, for messages: "@RateLimited on OrderService.list(User)", "limiter.rules[0]". */
     String site();
@@ -27,7 +21,4 @@ interface Limited {
 
     /** Whether something other than a rejection answers a rejected call (a fallback method). */
     boolean hasFallback();
-
-    /** The RateLimit header fields of the limiter. */
-    RateLimitHeaderFields headerFields();
 }

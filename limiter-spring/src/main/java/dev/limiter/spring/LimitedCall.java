@@ -9,8 +9,8 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call of a limited method whose key and cost are known: what every return kind needs to decide
- * it, record its consequence (once), and then proceed, fail or fall back.
+ * One call of a limited method whose key, cost and limit are known: what every return kind needs to
+ * decide it, record its consequence (once), and then proceed, fail or fall back.
  */
 final class LimitedCall {
 
@@ -24,20 +24,24 @@ final class LimitedCall {
 
     private final long cost;
 
+    /** The limit deciding the call (its plan's, or none); null while the key is still to be evaluated. */
+    private final @Nullable CallLimit limit;
+
     /** The request known when the method was called, for a call whose key is evaluated later; null once evaluated. */
     private final @Nullable CallRequest pending;
 
     LimitedCall(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, LimitedMethod.Call call) {
-        this(invocation, method, prepared, call.key(), call.cost(), null);
+        this(invocation, method, prepared, call.key(), call.cost(), call.limit(), null);
     }
 
     private LimitedCall(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, String key, long cost,
-            @Nullable CallRequest pending) {
+            @Nullable CallLimit limit, @Nullable CallRequest pending) {
         this.invocation = invocation;
         this.method = method;
         this.prepared = prepared;
         this.key = key;
         this.cost = cost;
+        this.limit = limit;
         this.pending = pending;
     }
 
@@ -47,7 +51,7 @@ final class LimitedCall {
      * @param request what is known of the request when the method is called (a servlet request)
      */
     static LimitedCall pending(MethodInvocation invocation, LimitedMethod method, RateLimitedMethods prepared, CallRequest request) {
-        return new LimitedCall(invocation, method, prepared, "", 1, request);
+        return new LimitedCall(invocation, method, prepared, "", 1, null, request);
     }
 
     /** What was known of the request when the method was called, if the key is still to be evaluated; else null. */
@@ -75,12 +79,19 @@ final class LimitedCall {
 
     /** Decides the call on this thread, observed. */
     Decision decide() {
-        return prepared.outcomes().decide(method, key, cost);
+        return prepared.outcomes().decide(method, limit().deciding(), key, cost);
     }
 
     /** Decides the call without blocking, observed. */
     CompletionStage<Decision> decideAsync() {
-        return prepared.outcomes().decideAsync(method, key, cost);
+        return prepared.outcomes().decideAsync(method, limit().deciding(), key, cost);
+    }
+
+    private CallLimit limit() {
+        if (limit == null) {
+            throw new IllegalStateException("The call of " + method.site() + " is decided before its key is evaluated");
+        }
+        return limit;
     }
 
     /**
@@ -92,7 +103,8 @@ final class LimitedCall {
      */
     Consequence follow(Decision decision, @Nullable RateLimitResponse response) {
         Consequence consequence = Consequence.of(method, decision);
-        prepared.outcomes().record(method, key, consequence, response);
+        CallLimit limit = limit();
+        prepared.outcomes().record(method, limit.plan(), limit.headerFields(), key, consequence, response);
         return consequence;
     }
 
@@ -103,11 +115,11 @@ final class LimitedCall {
 
     /** Answers the rejected call through its fallback method. */
     @Nullable Object fallback(Decision decision) throws Throwable {
-        return method.fallback(invocation.getThis(), invocation.getArguments(), decision);
+        return method.fallback(invocation.getThis(), invocation.getArguments(), limit(), decision);
     }
 
     /** The exception a rejected call fails with. */
     RateLimitExceededException rejection(Decision decision) {
-        return new RateLimitExceededException(method.limiter().name(), decision);
+        return new RateLimitExceededException(method.name(), limit().plan(), decision);
     }
 }

@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import dev.limiter.Decision;
-import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 
@@ -18,15 +17,13 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
 /**
- * A {@code @RateLimited} method ready to limit: its limiter and its key and cost expressions,
- * parsed once at startup and evaluated per call.
+ * A {@code @RateLimited} method ready to limit: its limits (its limiter's, or its plans') and its key,
+ * cost and plan expressions, parsed once at startup and evaluated per call.
  */
 final class LimitedMethod implements Limited {
 
-    private final RateLimiter limiter;
-
-    /** The limiter that decides, reporting rejections as what becomes of them here (fallback, shadow). */
-    private final RateLimiter deciding;
+    /** The limiter's own limits, or its plans, and the keys never limited; each reports rejections as what becomes of them here. */
+    private final CallLimits limits;
 
     /** The target class's method, whose parameter names the expressions were checked against. */
     private final Method method;
@@ -47,11 +44,9 @@ final class LimitedMethod implements Limited {
 
     private final @Nullable FallbackMethod fallback;
 
-    private final RateLimitHeaderFields headerFields;
-
     private final ReturnKind returns;
 
-    /** The request variables (#request, #principal, #clientIp) the expressions use, by name. */
+    /** The request variables (#request, #principal, #clientIp) the expressions (key, cost, plan) use, by name. */
     private final Set<String> requestVariables;
 
     /** The bean computing keys instead of the key expression; null for none. */
@@ -61,6 +56,7 @@ final class LimitedMethod implements Limited {
     private final String keyResolverName;
 
     /**
+     * @param limits the limits of the calls: the limiter's own, or its plans'
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
      * @param key key expression, or null for one key shared by all calls
@@ -71,13 +67,11 @@ final class LimitedMethod implements Limited {
      * @param keyResolver the bean computing keys instead of {@code key}, or null
      * @param keyResolverName the bean's name, for messages
      */
-    LimitedMethod(RateLimiter limiter, Method method, @Nullable Expression key, @Nullable Expression cost, String site,
+    LimitedMethod(CallLimits limits, Method method, @Nullable Expression key, @Nullable Expression cost, String site,
             ParameterNameDiscoverer parameterNames, @Nullable BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
             @Nullable FallbackMethod fallback, Set<String> requestVariables, @Nullable Supplier<KeyResolver> keyResolver,
             String keyResolverName) {
-        this.limiter = limiter;
-        this.deciding = limiter.reportingRejectionsAs(shadow ? Outcome.SHADOW_REJECTED
-                : (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED);
+        this.limits = limits;
         this.method = method;
         this.key = key;
         this.cost = cost;
@@ -87,16 +81,15 @@ final class LimitedMethod implements Limited {
         this.onMissingKey = onMissingKey;
         this.shadow = shadow;
         this.fallback = fallback;
-        this.headerFields = RateLimitHeaderFields.of(limiter);
         this.returns = ReturnKind.of(method, site);
         this.requestVariables = Set.copyOf(requestVariables);
         this.keyResolver = keyResolver;
         this.keyResolverName = keyResolverName;
     }
 
-    /** Whether a call's key or cost depends on the request it serves (request variables or a key resolver). */
+    /** Whether a call's key, cost or plan depends on the request it serves (request variables or a resolver). */
     boolean usesRequest() {
-        return keyResolver != null || !requestVariables.isEmpty();
+        return keyResolver != null || limits.hasPlanResolver() || !requestVariables.isEmpty();
     }
 
     /** What the method returns, which decides when its calls are decided. */
@@ -104,21 +97,15 @@ final class LimitedMethod implements Limited {
         return returns;
     }
 
-    /** The RateLimit header fields of the limiter, prepared once. */
-    @Override
-    public RateLimitHeaderFields headerFields() {
-        return headerFields;
+    /** Name of the limiter. */
+    String name() {
+        return limits.name();
     }
 
+    /** The limiter whose name and algorithm every call is counted under, whatever limits it. */
     @Override
     public RateLimiter limiter() {
-        return limiter;
-    }
-
-    /** The limiter to decide calls with: the registry's limiter, reporting its rejections as what becomes of them here. */
-    @Override
-    public RateLimiter decidingLimiter() {
-        return deciding;
+        return limits.counted();
     }
 
     /** Where the limit is declared, such as "@RateLimited on OrderService.list(User)", for messages. */
@@ -139,33 +126,39 @@ final class LimitedMethod implements Limited {
         return fallback != null;
     }
 
-    /** Answers a rejected call through the fallback method, called on the target object. */
-    @Nullable Object fallback(@Nullable Object target, @Nullable Object[] args, Decision decision) throws Throwable {
-        return fallback.invoke(target, args, new RateLimitExceededException(limiter.name(), decision));
+    /** Answers a call that {@code limit} rejected through the fallback method, called on the target object. */
+    @Nullable Object fallback(@Nullable Object target, @Nullable Object[] args, CallLimit limit, Decision decision) throws Throwable {
+        return fallback.invoke(target, args, new RateLimitExceededException(name(), limit.plan(), decision));
     }
 
-    /** The key a call is limited under and the permits it takes. */
-    record Call(String key, long cost) {
+    /** The key a call is limited under, the permits it takes, and the limit (its plan's) that decides it. */
+    record Call(String key, long cost, CallLimit limit) {
     }
 
     /**
-     * Evaluates the key and cost of one call, with one evaluation context for both.
+     * Evaluates the key, cost and plan of one call, with one evaluation context for all.
      *
      * @param request the request the call serves, {@link CallRequest#NONE} when the method does not use it
-     * @return the call's key and cost; null when the call is not to be limited (missing key, skipped)
+     * @return the call's key, cost and limit; null when the call is not to be limited (missing key, skipped)
+     * @throws UnknownPlanException when the call's plan is none of the limiter's
      */
     @Nullable Call call(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
         EvaluationContext context = context(args, target, request);
         String key = (keyResolver != null) ? resolvedKey(args, target, request) : key(context);
-        return (key != null) ? new Call(key, cost(context)) : null;
+        if (key == null) {
+            return null;
+        }
+        KeyContext call = limits.hasPlanResolver() ? new KeyContext(method, args, target, request) : null;
+        CallLimit limit = limits.limitOf(key, context, call);
+        return new Call(key, cost(context), limit);
     }
 
     /**
-     * The context one call's key and cost are evaluated in, created once per call; null when neither
+     * The context one call's key, cost and plan are evaluated in, created once per call; null when none
      * is an expression.
      */
     private @Nullable EvaluationContext context(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
-        if (key == null && cost == null) {
+        if (key == null && cost == null && !limits.hasPlanExpression()) {
             return null;
         }
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
@@ -215,7 +208,7 @@ final class LimitedMethod implements Limited {
     }
 
     private @Nullable String keyOrMissing(@Nullable String text, String source) {
-        return keyOrMissing(text, onMissingKey, limiter.name(), source + " of " + site);
+        return keyOrMissing(text, onMissingKey, name(), source + " of " + site);
     }
 
     /**

@@ -260,7 +260,7 @@ final class LimitedRule implements Limited {
      *     missing and limiter.on-missing-key is skip
      * @throws MissingRateLimitKeyException when the key is missing and limiter.on-missing-key is reject
      */
-    LimitedMethod.@Nullable Call call(EvaluationContext context) {
+    @Nullable Call call(EvaluationContext context) {
         if (when != null && !Boolean.TRUE.equals(when.getValue(context, Boolean.class))) {
             return null;
         }
@@ -273,7 +273,7 @@ final class LimitedRule implements Limited {
             return null;
         }
         long permits = (cost != null) ? LimitedMethod.permits(cost.getValue(context), cost.getExpressionString(), site) : fixedCost;
-        return new LimitedMethod.Call(keyText, permits);
+        return new Call(keyText, permits);
     }
 
     @Override
@@ -281,8 +281,8 @@ final class LimitedRule implements Limited {
         return limiter.get();
     }
 
-    @Override
-    public RateLimiter decidingLimiter() {
+    /** The limiter to decide with, reporting its rejections as what becomes of them under the rule. */
+    RateLimiter decidingLimiter() {
         return deciding.get();
     }
 
@@ -301,13 +301,16 @@ final class LimitedRule implements Limited {
         return false;
     }
 
-    @Override
-    public RateLimitHeaderFields headerFields() {
+    RateLimitHeaderFields headerFields() {
         return headerFields.get();
     }
 
     @Override
     public String toString() {
         return site;
+    }
+
+    /** The key a request is limited under and the permits it takes. */
+    record Call(String key, long cost) {
     }
 }

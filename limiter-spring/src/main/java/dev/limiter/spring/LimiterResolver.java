@@ -19,4 +19,16 @@ public interface LimiterResolver {
 
     /** Whether calls limited through {@code annotation} only observe and are never refused. */
     boolean shadow(RateLimited annotation);
+
+    /**
+     * The plans of the limiter {@code annotation} names, what picks the plan of its calls, and its
+     * keys that are never limited; {@link LimiterPlans#NONE} when it has none of these. When it has
+     * plans, {@link #limiterFor} is not asked: each plan has a limiter of its own.
+     *
+     * @param site where the annotation is declared, for messages
+     * @throws LimiterConfigurationException when the annotation and the configuration together are no valid plans
+     */
+    default LimiterPlans plans(RateLimited annotation, String site) {
+        return LimiterPlans.NONE;
+    }
 }

@@ -87,7 +87,7 @@ public final class RateLimitRules {
         }
         RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver);
         for (LimitedRule rule : matching) {
-            LimitedMethod.Call call = admission.call(rule);
+            LimitedRule.Call call = admission.call(rule);
             if (call != null) {
                 admission.follow(rule, call, admission.decide(rule, call));
             }
@@ -128,11 +128,11 @@ public final class RateLimitRules {
         return CurrentServerExchange.callRequest(exchange, clientIps).flatMap((callRequest) -> {
             RuleAdmission admission = new RuleAdmission(callRequest, outcomes, beanResolver);
             return Flux.fromIterable(matching).concatMap((rule) -> {
-                LimitedMethod.Call call = admission.call(rule);
+                LimitedRule.Call call = admission.call(rule);
                 if (call == null) {
                     return Mono.empty();
                 }
-                return Mono.fromCompletionStage(() -> outcomes.decideAsync(rule, call.key(), call.cost()))
+                return Mono.fromCompletionStage(() -> outcomes.decideAsync(rule, rule.decidingLimiter(), call.key(), call.cost()))
                     .doOnNext((decision) -> admission.follow(rule, call, decision));
             }).then(Mono.defer(() -> admission.turnIn().isZero() ? Mono.empty() : Mono.delay(admission.turnIn()).then()))
                 .then(Mono.fromRunnable(() -> admission.setHeaderFields(CurrentServerExchange.response(exchange))));

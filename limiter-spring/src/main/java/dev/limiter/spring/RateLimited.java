@@ -59,6 +59,22 @@ public @interface RateLimited {
     String keyResolver() default "";
 
     /**
+     * SpEL expression giving the plan a call is limited by, such as {@code #account.plan} or
+     * {@code #request.getHeader('X-Plan') ?: 'free'}, with the same variables as {@link #key()};
+     * unless {@code limiter.limiters.<name>.plan} or {@code plan-resolver} says otherwise. The plans
+     * and their limits are configured under {@code limiter.limiters.<name>.plans}; a call whose plan
+     * is none of them fails ({@link UnknownPlanException}). Empty: configuration picks the plan, if
+     * the limiter has plans.
+     */
+    String plan() default "";
+
+    /**
+     * Name of a {@link PlanResolver} bean that picks the plan of a call in code, instead of
+     * {@link #plan()} (give one or the other). Checked at startup.
+     */
+    String planResolver() default "";
+
+    /**
      * Algorithm, unless {@code limiter.limiters.<name>.algorithm} says otherwise: fixed window,
      * sliding window, sliding log, token bucket, leaky bucket or GCRA.
      */

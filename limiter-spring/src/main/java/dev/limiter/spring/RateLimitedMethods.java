@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import dev.limiter.DecisionListener;
+import dev.limiter.Outcome;
 import dev.limiter.RateLimiter;
 
 import org.jspecify.annotations.Nullable;
@@ -36,9 +37,9 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Finds {@code @RateLimited} methods and prepares each once: resolves its limiter, parses its key
- * and cost expressions and checks that they name only the method's parameters, so mistakes surface
- * at startup naming the method and the expression.
+ * Finds {@code @RateLimited} methods and prepares each once: resolves its limiter (or its plans),
+ * parses its key, cost and plan expressions and checks that they name only the method's parameters,
+ * so mistakes surface at startup naming the method (or property) and the expression.
  */
 public final class RateLimitedMethods {
 
@@ -204,58 +205,95 @@ public final class RateLimitedMethods {
                     "A rate limited method needs a limiter name", "Add a name, e.g. @RateLimited(name = \"orders\"), and configure it "
                             + "under limiter.limiters.orders");
         }
-        RateLimiter limiter = limiters.limiterFor(annotation, site);
         Set<String> requestVariables = new LinkedHashSet<>();
         Expression key = parse(annotation.key(), "key", specific, targetClass, requestVariables);
         String costText = annotation.cost().trim();
         Expression cost = (costText.isEmpty() || costText.equals("1")) ? null
                 : parse(costText, "cost", specific, targetClass, requestVariables);
         String resolverName = annotation.keyResolver().trim();
-        Supplier<KeyResolver> keyResolver = resolverName.isEmpty() ? null : keyResolver(resolverName, key, specific, targetClass);
+        Supplier<KeyResolver> keyResolver = null;
+        if (!resolverName.isEmpty()) {
+            String where = "@RateLimited(keyResolver) on " + describe(specific, targetClass);
+            if (key != null) {
+                throw new LimiterConfigurationException(where, "\"" + resolverName + "\"", "A key resolver computes the key that the key "
+                        + "expression " + key.getExpressionString() + " would give", "Give either key or keyResolver, not both");
+            }
+            keyResolver = bean(resolverName, KeyResolver.class, where);
+        }
         boolean shadow = limiters.shadow(annotation);
         FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
-        return new LimitedMethod(limiter, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
+        // Each call is heard once, from its limiter: rejections as what becomes of them here.
+        Outcome rejectedAs = shadow ? Outcome.SHADOW_REJECTED : (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED;
+        CallLimits limits = limits(annotation, site, specific, targetClass, requestVariables, rejectedAs);
+        return new LimitedMethod(limits, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
                 requestVariables, keyResolver, resolverName);
     }
 
-    /** The key resolver bean named by the annotation, checked now and fetched on the first call (it may not exist yet). */
-    private Supplier<KeyResolver> keyResolver(String name, @Nullable Expression key, Method method, Class<?> targetClass) {
-        String where = "@RateLimited(keyResolver) on " + describe(method, targetClass);
-        if (key != null) {
-            throw new LimiterConfigurationException(where, "\"" + name + "\"", "A key resolver computes the key that the key expression "
-                    + key.getExpressionString() + " would give", "Give either key or keyResolver, not both");
+    /** The limits of the method's calls: its limiter's own, or the plan each call picks; with the keys never limited. */
+    private CallLimits limits(RateLimited annotation, String site, Method method, Class<?> targetClass, Set<String> requestVariables,
+            Outcome rejectedAs) {
+        LimiterPlans plans = limiters.plans(annotation, site);
+        if (!plans.hasPlans()) {
+            return CallLimits.of(limiters.limiterFor(annotation, site), plans.unlimitedKeys(), rejectedAs);
         }
+        LimiterPlans.Setting written = plans.expression();
+        Expression expression = (written != null)
+                ? parse(written.value(), written.where(), method, targetClass, requestVariables, "Write an expression giving one of the plans "
+                        + plans.plans() + ", such as #account.plan or #request.getHeader('X-Plan')")
+                : null;
+        LimiterPlans.Setting resolver = plans.resolver();
+        Supplier<PlanResolver> planResolver = (resolver != null) ? bean(resolver.value().trim(), PlanResolver.class, resolver.where()) : null;
+        try {
+            return CallLimits.ofPlans(annotation.name(), plans, expression, planResolver, rejectedAs);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LimiterConfigurationException("limiter.limiters." + annotation.name() + ".plans", plans.plans(), ex.getMessage(),
+                    "Give at least one plan limits");
+        }
+    }
+
+    /** The bean named {@code name}, checked now and fetched on the first call (it may not exist yet). */
+    private <T> Supplier<T> bean(String name, Class<T> type, String where) {
         if (beanFactory == null || !beanFactory.containsBean(name)) {
             throw new LimiterConfigurationException(where, "\"" + name + "\"", "There is no bean named '" + name + "'",
-                    "Declare a KeyResolver bean of that name, or fix the name");
+                    "Declare a " + type.getSimpleName() + " bean of that name, or fix the name");
         }
-        if (!beanFactory.isTypeMatch(name, KeyResolver.class)) {
+        if (!beanFactory.isTypeMatch(name, type)) {
             throw new LimiterConfigurationException(where, "\"" + name + "\"", "The bean '" + name + "' is a "
-                    + beanFactory.getType(name) + ", not a " + KeyResolver.class.getName(), "Name a KeyResolver bean");
+                    + beanFactory.getType(name) + ", not a " + type.getName(), "Name a " + type.getSimpleName() + " bean");
         }
         BeanFactory beans = beanFactory;
-        return SingletonSupplier.of(() -> beans.getBean(name, KeyResolver.class));
+        return SingletonSupplier.of(() -> beans.getBean(name, type));
     }
 
     private @Nullable Expression parse(String text, String attribute, Method method, Class<?> targetClass, Set<String> requestVariables) {
+        return parse(text, "@RateLimited(" + attribute + ") on " + describe(method, targetClass), method, targetClass, requestVariables,
+                "Write an expression over the method's parameters, such as #user.id or #p0");
+    }
+
+    /**
+     * @param where the property or attribute holding the expression, for messages
+     * @param advice how to write a valid one, for messages
+     */
+    private @Nullable Expression parse(String text, String where, Method method, Class<?> targetClass, Set<String> requestVariables,
+            String advice) {
         if (text.isBlank()) {
             return null;
         }
-        String where = "@RateLimited(" + attribute + ") on " + describe(method, targetClass);
         Expression expression;
         try {
             expression = parser.parseExpression(text);
         }
         catch (ParseException ex) {
             throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a valid SpEL expression: " + ex.getSimpleMessage(),
-                    "Write an expression over the method's parameters, such as #user.id or #p0");
+                    advice);
         }
         if (expression instanceof SpelExpression spel) {
             Set<String> parameters = parameters(method);
             Set<String> variables = new LinkedHashSet<>(parameters);
             variables.addAll(REQUEST_VARIABLES);
             Set<String> used = new LinkedHashSet<>();
-            checkVariables(spel.getAST(), method, variables, where, text, used);
+            checkVariables(spel.getAST(), method, targetClass, variables, where, text, used);
             used.removeAll(parameters);
             used.retainAll(REQUEST_VARIABLES);
             requestVariables.addAll(used);
@@ -279,20 +317,21 @@ public final class RateLimitedMethods {
         return names;
     }
 
-    private void checkVariables(SpelNode node, Method method, Set<String> variables, String where, String text, Set<String> used) {
+    private void checkVariables(SpelNode node, Method method, Class<?> targetClass, Set<String> variables, String where, String text,
+            Set<String> used) {
         if (node instanceof VariableReference) {
             String name = node.toStringAST().substring(1);
             used.add(name);
             if (!variables.contains(name)) {
                 String[] declared = parameterNames.getParameterNames(method);
                 throw new LimiterConfigurationException(where, "\"" + text + "\"", "The expression names #" + name
-                        + ", which is not a parameter of the method",
+                        + ", which is not a parameter of " + describe(method, targetClass),
                         "Use one of the parameters " + parameterList(variables) + ", or #request, #principal, #clientIp" + (declared == null
                                 ? " (parameter names are unavailable: compile with -parameters to use them)" : ""));
             }
         }
         for (int i = 0; i < node.getChildCount(); i++) {
-            checkVariables(node.getChild(i), method, variables, where, text, used);
+            checkVariables(node.getChild(i), method, targetClass, variables, where, text, used);
         }
     }
 

@@ -44,13 +44,13 @@ final class RuleAdmission {
      * failing expression (and a missing key that is rejected) is counted as an error of the rule's
      * limiter before the exception goes on.
      */
-    LimitedMethod.@Nullable Call call(LimitedRule rule) {
+    LimitedRule.@Nullable Call call(LimitedRule rule) {
         return outcomes.evaluate(rule, () -> rule.call(context()));
     }
 
     /** Decides the request under {@code rule}, blocking. */
-    Decision decide(LimitedRule rule, LimitedMethod.Call call) {
-        return outcomes.decide(rule, call.key(), call.cost());
+    Decision decide(LimitedRule rule, LimitedRule.Call call) {
+        return outcomes.decide(rule, rule.decidingLimiter(), call.key(), call.cost());
     }
 
     /**
@@ -58,9 +58,9 @@ final class RuleAdmission {
      *
      * @throws RateLimitExceededException when the rule rejects the request (unless its limiter is in shadow mode)
      */
-    void follow(LimitedRule rule, LimitedMethod.Call call, Decision decision) {
+    void follow(LimitedRule rule, LimitedRule.Call call, Decision decision) {
         Consequence consequence = Consequence.of(rule, decision);
-        outcomes.record(rule, call.key(), consequence, fields::put);
+        outcomes.record(rule, null, rule.headerFields(), call.key(), consequence, fields::put);
         switch (consequence.step()) {
             case FAIL -> throw new RateLimitExceededException(rule.limiter().name(), decision);
             case AWAIT_TURN -> {

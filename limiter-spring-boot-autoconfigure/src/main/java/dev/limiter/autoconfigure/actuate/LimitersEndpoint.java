@@ -1,10 +1,11 @@
 package dev.limiter.autoconfigure.actuate;
 
-import java.util.Comparator;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Quota;
@@ -28,12 +29,13 @@ import org.springframework.boot.origin.Origin;
 import org.springframework.core.env.Environment;
 
 /**
- * Actuator endpoint {@code limiters}: every limiter with its effective configuration and where each
- * value comes from ({@code /actuator/limiters}, {@code /actuator/limiters/{name}}), and the quota of
- * one key, read without taking a permit ({@code GET /actuator/limiters/{name}/{key}}); and resets a
- * key, so that it starts idle again ({@code DELETE /actuator/limiters/{name}/{key}}). Durations are
- * ISO-8601 ({@code PT10S}). A value set by a property shows where it was set, such as
- * {@code class path resource [application.yml] - 12:16}.
+ * Actuator endpoint {@code limiters}: every limiter with its effective configuration (with plans,
+ * each plan's limits) and where each value comes from ({@code /actuator/limiters},
+ * {@code /actuator/limiters/{name}}), and the quota of one key, read without taking a permit
+ * ({@code GET /actuator/limiters/{name}/{key}}, {@code GET /actuator/limiters/{name}/{plan}/{key}}
+ * for a plan); and resets a key, so that it starts idle again ({@code DELETE} on the same paths;
+ * without a plan, in every plan). Durations are ISO-8601 ({@code PT10S}). A value set by a property
+ * shows where it was set, such as {@code class path resource [application.yml] - 12:16}.
  */
 @Endpoint(id = "limiters")
 public final class LimitersEndpoint {
@@ -60,10 +62,12 @@ public final class LimitersEndpoint {
     @ReadOperation
     public LimitersDescriptor limiters() {
         Map<String, LimiterDescriptor> limiters = new LinkedHashMap<>();
-        registry.limiters()
-            .stream()
-            .sorted(Comparator.comparing(RateLimiter::name))
-            .forEach((limiter) -> limiters.put(limiter.name(), describe(limiter)));
+        registry.names().forEach((name) -> {
+            LimiterDescriptor limiter = describe(name);
+            if (limiter != null) {
+                limiters.put(name, limiter);
+            }
+        });
         RedisDescriptor redisState = (redis != null)
                 ? new RedisDescriptor(redis.isRedisAvailable(), redis.instances(), !redis.isInstanceCountConfigured()) : null;
         return new LimitersDescriptor((redis != null) ? "redis" : "memory", redisState, limiters);
@@ -72,51 +76,98 @@ public final class LimitersEndpoint {
     /** One limiter; 404 when there is none of that name. */
     @ReadOperation
     public LimiterDescriptor limiter(@Selector String name) {
-        return registry.find(name).map(this::describe).orElse(null);
-    }
-
-    /** The quota of {@code key} under limiter {@code name}, without taking a permit; 404 for an unknown limiter. */
-    @ReadOperation
-    public QuotaDescriptor quota(@Selector String name, @Selector String key) {
-        return registry.find(name).map((limiter) -> {
-            Quota quota = limiter.quota(key);
-            return new QuotaDescriptor(name, key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
-                    quota.source().tag());
-        }).orElse(null);
+        return describe(name);
     }
 
     /**
-     * Resets {@code key} under limiter {@code name}: it starts idle again, for every instance. 404 for an
-     * unknown limiter; 503 when the key could not be reset (Redis unavailable), with the reason.
+     * The quota of {@code key} under limiter {@code name}, without taking a permit; 404 for an unknown
+     * limiter, and for one with plans (ask for a plan's).
+     */
+    @ReadOperation
+    public QuotaDescriptor quota(@Selector String name, @Selector String key) {
+        return registry.find(name).map((limiter) -> quota(name, null, limiter, key)).orElse(null);
+    }
+
+    /** The quota of {@code key} under plan {@code plan} of limiter {@code name}, without taking a permit; 404 for an unknown plan. */
+    @ReadOperation
+    public QuotaDescriptor planQuota(@Selector String name, @Selector String plan, @Selector String key) {
+        return registry.find(name, plan).map((limiter) -> quota(name, plan, limiter, key)).orElse(null);
+    }
+
+    private static QuotaDescriptor quota(String name, String plan, RateLimiter limiter, String key) {
+        Quota quota = limiter.quota(key);
+        return new QuotaDescriptor(name, plan, key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
+                quota.source().tag());
+    }
+
+    /**
+     * Resets {@code key} under limiter {@code name}, in each of its plans if it has plans: it starts idle
+     * again, for every instance. 404 for an unknown limiter; 503 when the key could not be reset (Redis
+     * unavailable), with the reason.
      */
     @DeleteOperation
     public WebEndpointResponse<ResetDescriptor> reset(@Selector String name, @Selector String key) {
         RateLimiter limiter = registry.find(name).orElse(null);
-        if (limiter == null) {
+        Collection<RateLimiter> limiters = (limiter != null) ? List.of(limiter) : registry.plans(name).values();
+        return reset(name, null, limiters, key);
+    }
+
+    /** Resets {@code key} under plan {@code plan} of limiter {@code name}; 404 for an unknown plan, else as {@link #reset(String, String)}. */
+    @DeleteOperation
+    public WebEndpointResponse<ResetDescriptor> resetPlan(@Selector String name, @Selector String plan, @Selector String key) {
+        return reset(name, plan, registry.find(name, plan).map(List::of).orElse(List.of()), key);
+    }
+
+    private static WebEndpointResponse<ResetDescriptor> reset(String name, String plan, Collection<RateLimiter> limiters, String key) {
+        if (limiters.isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
         try {
-            return new WebEndpointResponse<>(new ResetDescriptor(name, key, true, limiter.reset(key), null));
+            boolean hadState = false;
+            for (RateLimiter limiter : limiters) {
+                hadState |= limiter.reset(key);
+            }
+            return new WebEndpointResponse<>(new ResetDescriptor(name, plan, key, true, hadState, null));
         }
         catch (ResetFailedException ex) {
-            return new WebEndpointResponse<>(new ResetDescriptor(name, key, false, null, ex.getMessage()),
+            return new WebEndpointResponse<>(new ResetDescriptor(name, plan, key, false, null, ex.getMessage()),
                     WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
         }
     }
 
-    private LimiterDescriptor describe(RateLimiter limiter) {
-        RateLimiterConfig config = limiter.config();
-        Map<String, String> sources = definitions.sources(limiter.name());
-        List<LimitDescriptor> limits = config.limits()
-            .stream()
-            .map((limit) -> new LimitDescriptor(limit.limit(), limit.window().toString(),
-                    config.algorithm().isBucket() ? limit.burst() : null))
-            .toList();
-        return new LimiterDescriptor(config.algorithm().configName(), limits,
+    /** The limiter of that name, with or without plans; null when there is none. */
+    private LimiterDescriptor describe(String name) {
+        RateLimiter limiter = registry.find(name).orElse(null);
+        Map<String, RateLimiter> plans = registry.plans(name);
+        if (limiter == null && plans.isEmpty()) {
+            return null;
+        }
+        // Plans share the limiter's algorithm and options, and differ in their limits.
+        RateLimiterConfig config = (limiter != null) ? limiter.config() : plans.values().iterator().next().config();
+        Map<String, String> sources = definitions.sources(name);
+        Map<String, PlanDescriptor> described = null;
+        if (limiter == null) {
+            described = new TreeMap<>();
+            for (Map.Entry<String, RateLimiter> plan : plans.entrySet()) {
+                described.put(plan.getKey(), new PlanDescriptor(limits(plan.getValue().config()), false));
+            }
+            for (String plan : definitions.unlimitedPlans(name)) {
+                described.put(plan, new PlanDescriptor(List.of(), true));
+            }
+        }
+        return new LimiterDescriptor(config.algorithm().configName(), (limiter != null) ? limits(config) : List.of(),
                 (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
                 config.algorithm().isBucket() ? config.maxWait().toString() : null,
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
-                definitions.shadow(limiter.name()), sources, origins(sources), definitions.sites(limiter.name()));
+                definitions.shadow(name), sources, origins(sources), definitions.sites(name), described,
+                (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name));
+    }
+
+    private static List<LimitDescriptor> limits(RateLimiterConfig config) {
+        return config.limits()
+            .stream()
+            .map((limit) -> new LimitDescriptor(limit.limit(), limit.window().toString(), config.algorithm().isBucket() ? limit.burst() : null))
+            .toList();
     }
 
     /**
@@ -173,11 +224,17 @@ public final class LimitersEndpoint {
     /**
      * A limiter's effective configuration; {@code sources} says, per attribute, which property or
      * annotation set it (or "default"), and {@code origins} where each property was set;
-     * {@code usedBy} lists the annotated methods.
+     * {@code usedBy} lists the annotated methods. A limiter with plans has no limits of its own but
+     * those of each plan ({@code plans}, null for a limiter without plans), and perhaps a default plan;
+     * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets).
      */
     public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, Integer subWindows, String maxWait,
-            String onRedisFailure, boolean shadow, Map<String, String> sources, Map<String, String> origins,
-            List<String> usedBy) {
+            String onRedisFailure, boolean shadow, Map<String, String> sources, Map<String, String> origins, List<String> usedBy,
+            Map<String, PlanDescriptor> plans, String defaultPlan, int unlimitedKeys) {
+    }
+
+    /** One plan of a limiter: its limits, or none when it is unlimited. */
+    public record PlanDescriptor(List<LimitDescriptor> limits, boolean unlimited) {
     }
 
     /** One limit: permits per window, and the burst of a bucket algorithm. */
@@ -185,13 +242,16 @@ public final class LimitersEndpoint {
     }
 
     /**
-     * What a reset did: whether the key was reset, and whether it had state to clear (false: it was
-     * idle already); when not reset, why.
+     * What a reset did: whether the key was reset (in {@code plan}, or in every plan when null), and
+     * whether it had state to clear (false: it was idle already); when not reset, why.
      */
-    public record ResetDescriptor(String limiter, String key, boolean reset, Boolean hadState, String error) {
+    public record ResetDescriptor(String limiter, String plan, String key, boolean reset, Boolean hadState, String error) {
     }
 
-    /** The quota of one key; {@code source} is what answered (redis, memory, local-fallback, failure-policy). */
-    public record QuotaDescriptor(String limiter, String key, long limit, long remaining, String resetAfter, String source) {
+    /**
+     * The quota of one key, under {@code plan} (null for a limiter without plans); {@code source} is
+     * what answered (redis, memory, local-fallback, failure-policy).
+     */
+    public record QuotaDescriptor(String limiter, String plan, String key, long limit, long remaining, String resetAfter, String source) {
     }
 }

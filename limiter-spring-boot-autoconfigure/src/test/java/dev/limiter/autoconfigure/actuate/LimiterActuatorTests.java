@@ -127,7 +127,7 @@ class LimiterActuatorTests {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
             Service service = context.getBean(Service.class);
             StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
-            assertThat(endpoint.quota("orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", "alice", 5, 5, "PT0S", "redis"));
+            assertThat(endpoint.quota("orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", null, "alice", 5, 5, "PT0S", "redis"));
             assertThat(redis.keys(this.keyPrefix + ":{orders:*")).as("reading writes nothing").isEmpty();
             service.order("alice");
             service.order("alice");
@@ -157,7 +157,7 @@ class LimiterActuatorTests {
 
             WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = endpoint.reset("orders", "alice");
             assertThat(reset.getStatus()).isEqualTo(200);
-            assertThat(reset.getBody()).isEqualTo(new LimitersEndpoint.ResetDescriptor("orders", "alice", true, true, null));
+            assertThat(reset.getBody()).isEqualTo(new LimitersEndpoint.ResetDescriptor("orders", null, "alice", true, true, null));
             assertThat(endpoint.quota("orders", "alice").remaining()).isEqualTo(5);
             assertThat(endpoint.quota("orders", "bob").remaining()).as("other keys keep their state").isEqualTo(4);
             service.order("alice");

@@ -24,7 +24,8 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 /**
  * Answers a rejected call with {@code 429 Too Many Requests}, a {@code Retry-After} header in whole
  * seconds (rounded up), the {@code RateLimit-Policy} and {@code RateLimit} header fields (see
- * {@link RateLimitHeaderFields}) and a problem detail naming the limiter and the violated limit, and
+ * {@link RateLimitHeaderFields}; a plan's own) and a problem detail naming the limiter, its plan and
+ * the violated limit, and
  * a call without its rate limit key with {@code 400 Bad Request}. Serves Spring MVC and Spring
  * WebFlux alike (for WebFlux, also rejections signalled by a {@code Mono} or {@code Flux}). Ordered
  * last, so the application's own exception handlers take precedence.
@@ -57,23 +58,27 @@ public class RateLimitExceededHandler {
         ProblemDetail problem = ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS);
         problem.setTitle("Too Many Requests");
         problem.setProperty("limiter", ex.getLimiterName());
+        if (ex.getPlan() != null) {
+            problem.setProperty("plan", ex.getPlan());
+        }
         problem.setProperty("limit", decision.limit());
         if (decision.violatedLimit() != null) {
             problem.setProperty("violatedLimit", RateLimitHeaderFields.describe(decision.violatedLimit()));
         }
         ResponseEntity.BodyBuilder response = ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS);
-        RateLimitHeaderFields fields = headerFields(ex.getLimiterName());
+        RateLimitHeaderFields fields = headerFields(ex.getLimiterName(), ex.getPlan());
         if (fields != null) {
             response.header(RateLimitHeaderFields.RATE_LIMIT_POLICY, fields.policy());
             response.header(RateLimitHeaderFields.RATE_LIMIT, fields.rateLimit(decision));
         }
+        String plan = (ex.getPlan() != null) ? " (plan '" + ex.getPlan() + "')" : "";
         if (decision.neverAllowed()) {
-            problem.setDetail("The request costs more than limiter '" + ex.getLimiterName() + "' can ever allow ("
+            problem.setDetail("The request costs more than limiter '" + ex.getLimiterName() + "'" + plan + " can ever allow ("
                     + decision.limit() + " permits)");
         }
         else {
             long seconds = retryAfterSeconds(decision.retryAfter());
-            problem.setDetail("Rate limit '" + ex.getLimiterName() + "' exceeded; retry after " + seconds + " s");
+            problem.setDetail("Rate limit '" + ex.getLimiterName() + "'" + plan + " exceeded; retry after " + seconds + " s");
             problem.setProperty("retryAfter", seconds);
             response.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
         }
@@ -81,23 +86,25 @@ public class RateLimitExceededHandler {
     }
 
     /**
-     * The header fields of the named limiter, built once per limiter: rejections come in floods, and
-     * a limiter's policy never changes.
+     * The header fields of the named limiter, or of its plan, built once per limiter and plan:
+     * rejections come in floods, and a limiter's policy never changes.
      */
-    private @Nullable RateLimitHeaderFields headerFields(String limiterName) {
+    private @Nullable RateLimitHeaderFields headerFields(String limiterName, @Nullable String plan) {
         if (registry == null) {
             return null;
         }
-        RateLimitHeaderFields cached = headerFields.get(limiterName);
+        // Neither names nor plans hold '/'.
+        String cacheKey = (plan != null) ? limiterName + "/" + plan : limiterName;
+        RateLimitHeaderFields cached = headerFields.get(cacheKey);
         if (cached != null) {
             return cached;
         }
-        RateLimiter limiter = registry.find(limiterName).orElse(null);
+        RateLimiter limiter = ((plan != null) ? registry.find(limiterName, plan) : registry.find(limiterName)).orElse(null);
         if (limiter == null) {
             return null;
         }
         RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
-        headerFields.put(limiterName, fields);
+        headerFields.put(cacheKey, fields);
         return fields;
     }
 

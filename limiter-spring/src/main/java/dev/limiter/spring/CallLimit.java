@@ -1,0 +1,71 @@
+package dev.limiter.spring;
+
+import java.time.Duration;
+
+import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
+import dev.limiter.Outcome;
+import dev.limiter.RateLimiter;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one call is decided by: its limiter's limits, those of its plan, or none (an unlimited plan or
+ * key). Prepared once per limiter and plan.
+ */
+final class CallLimit {
+
+    /**
+     * The decision of a call that no limit applies to: allowed, made by nothing and stored nowhere.
+     * It reports no limit (0) and nothing remaining, so it never counts as near the limit.
+     */
+    static final Decision UNLIMITED = new Decision(true, 0, 0, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, null,
+            DecisionSource.UNLIMITED);
+
+    private final @Nullable String plan;
+
+    /** The limiter deciding, reporting its rejections as what becomes of them; null when unlimited. */
+    private final @Nullable RateLimiter deciding;
+
+    private final @Nullable RateLimitHeaderFields headerFields;
+
+    private CallLimit(@Nullable String plan, @Nullable RateLimiter limiter, Outcome rejectedAs) {
+        this.plan = plan;
+        this.deciding = (limiter != null) ? limiter.reportingRejectionsAs(rejectedAs) : null;
+        this.headerFields = (limiter != null) ? RateLimitHeaderFields.of(limiter) : null;
+    }
+
+    /**
+     * The limits of {@code limiter}.
+     *
+     * @param plan the plan {@code limiter} decides for; null for a limiter without plans
+     * @param rejectedAs what becomes of a rejected call: rejected, shadow-rejected or answered by a fallback
+     */
+    static CallLimit of(@Nullable String plan, RateLimiter limiter, Outcome rejectedAs) {
+        return new CallLimit(plan, limiter, rejectedAs);
+    }
+
+    /**
+     * No limit at all.
+     *
+     * @param plan the unlimited plan; null for an unlimited key
+     */
+    static CallLimit unlimited(@Nullable String plan) {
+        return new CallLimit(plan, null, Outcome.REJECTED);
+    }
+
+    /** The plan, or null for a limiter without plans and for unlimited keys. */
+    @Nullable String plan() {
+        return plan;
+    }
+
+    /** The limiter deciding, reporting its rejections as what becomes of them (so its event counts the call); null when unlimited. */
+    @Nullable RateLimiter deciding() {
+        return deciding;
+    }
+
+    /** The RateLimit header fields of the limits; null when unlimited, which announces none. */
+    @Nullable RateLimitHeaderFields headerFields() {
+        return headerFields;
+    }
+}
