@@ -50,6 +50,20 @@ public final class RateLimiterRegistry {
         return register(name, RateLimiterConfig.of(algorithm, spec));
     }
 
+    /**
+     * Makes the limiter of that name decide by {@code config} from now on, for everyone holding it; see
+     * {@link RateLimiter#retune(RateLimiterConfig)}. Registering the name again then expects the new
+     * configuration.
+     *
+     * @throws IllegalArgumentException naming the registered limiters when there is none of that name
+     */
+    public Retuning retune(String name, RateLimiterConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config is required");
+        }
+        return get(name).retune(config);
+    }
+
     /** The limiter of that name, if registered. */
     public Optional<RateLimiter> find(String name) {
         return Optional.ofNullable((name != null) ? limiters.get(name) : null);

@@ -85,6 +85,6 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return new InMemoryRateLimiter<>(name, config, clock, maxKeys, listener);
+        return new InMemoryRateLimiter(name, config, clock, maxKeys, listener);
     }
 }
