@@ -47,7 +47,8 @@ final class LimitedMethod {
 
     private final @Nullable FallbackMethod fallback;
 
-    private final RateLimitHeaderFields headerFields;
+    /** Made again when the limiter is retuned. */
+    private volatile RateLimitHeaderFields headerFields;
 
     private final ReturnKind returns;
 
@@ -104,9 +105,14 @@ final class LimitedMethod {
         return returns;
     }
 
-    /** The RateLimit header fields of the limiter, prepared once. */
+    /** The RateLimit header fields of the limiter, prepared once per configuration it decides by. */
     RateLimitHeaderFields headerFields() {
-        return headerFields;
+        RateLimitHeaderFields fields = headerFields;
+        if (!fields.isCurrent(limiter)) {
+            fields = RateLimitHeaderFields.of(limiter);
+            headerFields = fields;
+        }
+        return fields;
     }
 
     RateLimiter limiter() {

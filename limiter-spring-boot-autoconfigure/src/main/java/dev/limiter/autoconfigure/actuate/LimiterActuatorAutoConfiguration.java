@@ -4,6 +4,7 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,8 +36,8 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnBean(LimiterDefinitions.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
-                ObjectProvider<RedisRateLimiterFactory> redis) {
-            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable());
+                ObjectProvider<RedisRateLimiterFactory> redis, LimiterRetuner retuner) {
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), retuner);
         }
 
     }

@@ -81,20 +81,20 @@ public class RateLimitExceededHandler {
     }
 
     /**
-     * The header fields of the named limiter, built once per limiter: rejections come in floods, and
-     * a limiter's policy never changes.
+     * The header fields of the named limiter, built once per limiter and configuration: rejections
+     * come in floods, and a limiter's policy changes only when it is retuned.
      */
     private @Nullable RateLimitHeaderFields headerFields(String limiterName) {
         if (registry == null) {
             return null;
         }
-        RateLimitHeaderFields cached = headerFields.get(limiterName);
-        if (cached != null) {
-            return cached;
-        }
         RateLimiter limiter = registry.find(limiterName).orElse(null);
         if (limiter == null) {
             return null;
+        }
+        RateLimitHeaderFields cached = headerFields.get(limiterName);
+        if (cached != null && cached.isCurrent(limiter)) {
+            return cached;
         }
         RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
         headerFields.put(limiterName, fields);
