@@ -61,7 +61,6 @@ public final class LimiterAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
     LimiterRetuner limiterRetuner(LimiterDefinitions definitions, RateLimiterRegistry registry, ConfigurableEnvironment environment) {
         return new LimiterRetuner(definitions, registry, environment);
     }
