@@ -34,5 +34,9 @@ final class LimiterEnvironmentChangeListener implements ApplicationListener<Envi
             logger.error("Limiter configuration change refused; the limits in force stay:\n\n    " + ex.getWhere() + "\n    value: "
                     + ex.getValue() + "\n    problem: " + ex.getProblem() + "\n\nAction:\n\n" + ex.getAction());
         }
+        catch (RuntimeException ex) {
+            // Whatever happens, the other listeners of the refresh must still hear of it.
+            logger.error("Limiter configuration change not applied; the limits in force stay", ex);
+        }
     }
 }

@@ -182,9 +182,9 @@ public class LimiterProperties {
          * What becomes of each key's state when this limiter is retuned while the application runs:
          * 'reset' (every key starts fresh) or 'keep' (each key continues from its used permits, tokens
          * or level while the algorithm, windows and sub-windows stay the same). It also names the
-         * keys in Redis, so keys start fresh once when it changes.
+         * keys in Redis, so keys start fresh once when it changes. Defaults to reset.
          */
-        private RetunePolicy onRetune = RetunePolicy.RESET;
+        private RetunePolicy onRetune;
 
         /**
          * Whether this limiter only observes: decisions are made and permits taken, but rejected

@@ -228,7 +228,7 @@ public final class LimiterRetuner {
             for (Map.Entry<String, Definition> entry : defined.entrySet()) {
                 RateLimiter limiter = registry.find(entry.getKey()).orElse(null);
                 if (limiter != null) {
-                    Retuning retuning = limiter.retune(entry.getValue().config());
+                    Retuning retuning = retune(limiter, entry.getValue());
                     if (retuning.changed()) {
                         changes.add(retuning);
                     }
@@ -254,6 +254,17 @@ public final class LimiterRetuner {
             logger.info("Limiter '" + name + "' added while running: " + defined.get(name).config());
         }
         return changes;
+    }
+
+    private static Retuning retune(RateLimiter limiter, Definition definition) {
+        try {
+            return limiter.retune(definition.config());
+        }
+        catch (UnsupportedOperationException ex) {
+            throw new LimiterConfigurationException(LIMITERS + limiter.name(), definition.config(),
+                    "Limiter '" + limiter.name() + "' cannot be retuned while the application runs: " + ex.getMessage(),
+                    "Restart the application to apply it");
+        }
     }
 
     /** Refuses a change of what is fixed at startup, naming the first such property. */

@@ -78,6 +78,7 @@ class RetuneTests {
             assertThat(take(100, () -> service.report("alice"))).as("reset: 20 left").isEqualTo(20);
             assertThat(context.getBean(LimiterDefinitions.class).sources("orders")).containsEntry("limit", "limiter.limiters.orders.limit")
                 .containsEntry("on-retune", "limiter.limiters.orders.on-retune");
+            assertThat(context.getBean(LimiterDefinitions.class).sources("reports")).containsEntry("on-retune", "default");
             assertThat(context.getEnvironment().getProperty("limiter.limiters.orders.limit")).isEqualTo("20");
         });
     }
