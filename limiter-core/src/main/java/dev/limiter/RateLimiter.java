@@ -62,6 +62,23 @@ public interface RateLimiter {
     }
 
     /**
+     * Makes this limiter decide by {@code config} from now on: every caller holding it, or a view of it
+     * ({@link #reportingRejectionsAs(Outcome)}), decides the next call by the new configuration. Calls
+     * being decided finish by the old one. What becomes of each key's state follows
+     * {@link RateLimiterConfig#keepsStateOf}: with {@link RetunePolicy#KEEP} keys continue from their
+     * state as long as its shape stays, otherwise they start fresh. Every instance decides alike, so
+     * instances sharing Redis agree on keys without asking each other.
+     *
+     * @param config the new configuration, validated as any
+     * @return what changed, and what became of the keys' state
+     * @throws UnsupportedOperationException by a limiter that cannot be retuned; every limiter Limiter
+     *     creates can
+     */
+    default Retuning retune(RateLimiterConfig config) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be retuned");
+    }
+
+    /**
      * This limiter as seen by a caller that does something else than fail with what it rejects: it
      * decides alike, on the same state, but its {@link DecisionListener}s hear its rejections with
      * {@code outcome}, such as {@link Outcome#FALLBACK} when a fallback answers instead, or

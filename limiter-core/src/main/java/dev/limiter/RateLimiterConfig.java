@@ -21,9 +21,11 @@ import org.jspecify.annotations.Nullable;
  *     algorithms only); {@link Duration#ZERO} never waits
  * @param onRedisFailure what a Redis limiter decides while Redis fails; null leaves it to the
  *     backend's default
+ * @param onRetune what becomes of each key's state when the limiter is retuned to another
+ *     configuration; it also decides the keys' names in Redis from the start
  */
 public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
-        @Nullable FailurePolicy onRedisFailure) {
+        @Nullable FailurePolicy onRedisFailure, RetunePolicy onRetune) {
 
     /** Sub-windows of a sliding window unless configured. */
     public static final int DEFAULT_SUB_WINDOWS = 10;
@@ -73,6 +75,9 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
             throw new IllegalArgumentException("max-wait applies to token-bucket, leaky-bucket and gcra, not to " + algorithm
                     + "; remove it or choose one of those");
         }
+        if (onRetune == null) {
+            throw new IllegalArgumentException("on-retune must not be null");
+        }
         for (LimitSpec limit : limits) {
             // Waiting callers borrow future permits; the scripts' exact arithmetic needs the debt bounded.
             double lent = maxWait.toNanos() / 1e3 * limit.limit() / limit.windowMicros() + limit.burst();
@@ -85,6 +90,12 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
 
     /** Most permits a bucket may hold plus lend to waiting callers: keeps the scripts' numbers exact. */
     private static final double MAX_LENT = 0x1p34;
+
+    /** A configuration whose keys start fresh when it is retuned ({@link RetunePolicy#RESET}). */
+    public RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
+            @Nullable FailurePolicy onRedisFailure) {
+        this(algorithm, limits, subWindows, maxWait, onRedisFailure, RetunePolicy.RESET);
+    }
 
     /** A configuration that leaves the failure policy to the backend's default. */
     public RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait) {
@@ -123,6 +134,8 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
 
         private @Nullable FailurePolicy onRedisFailure;
 
+        private RetunePolicy onRetune = RetunePolicy.RESET;
+
         private Builder(Algorithm algorithm) {
             this.algorithm = algorithm;
         }
@@ -156,29 +169,64 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
             return this;
         }
 
+        /** What becomes of each key's state when the limiter is retuned; {@link RetunePolicy#RESET} unless set. */
+        public Builder onRetune(RetunePolicy onRetune) {
+            this.onRetune = onRetune;
+            return this;
+        }
+
         /**
          * The configuration.
          *
          * @throws IllegalArgumentException naming the value that is wrong and how to correct it
          */
         public RateLimiterConfig build() {
-            return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+            return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
         }
     }
 
     /** The same configuration with another number of sub-windows (sliding window). */
     public RateLimiterConfig withSubWindows(int subWindows) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
     }
 
     /** The same configuration letting callers wait up to {@code maxWait} for their permits. */
     public RateLimiterConfig withMaxWait(Duration maxWait) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
     }
 
     /** The same configuration with its own policy for Redis failures (null: the backend's default). */
     public RateLimiterConfig withOnRedisFailure(@Nullable FailurePolicy onRedisFailure) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+    }
+
+    /** The same configuration with another policy for keys' state on a retune. */
+    public RateLimiterConfig withOnRetune(RetunePolicy onRetune) {
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+    }
+
+    /**
+     * Whether a limiter retuned from {@code previous} to this configuration keeps each key's state, as
+     * every backend decides (and every instance alike, without asking the others). With
+     * {@link RetunePolicy#KEEP} on both sides: when the state has the same shape, that is the same
+     * algorithm, windows and (sliding window) sub-windows, whatever the limits, bursts, max-wait or
+     * failure policy. With {@link RetunePolicy#RESET} on both sides: only when nothing the decisions
+     * depend on changed (the failure policy may). Never when {@code onRetune} itself changes.
+     */
+    public boolean keepsStateOf(RateLimiterConfig previous) {
+        if (onRetune != previous.onRetune || algorithm != previous.algorithm
+                || (algorithm == Algorithm.SLIDING_WINDOW && subWindows != previous.subWindows)) {
+            return false;
+        }
+        if (onRetune == RetunePolicy.KEEP) {
+            return windows().equals(previous.windows());
+        }
+        return limits.equals(previous.limits) && maxWait.equals(previous.maxWait);
+    }
+
+    /** The windows of the limits, in order: part of the shape of a key's state. */
+    List<Duration> windows() {
+        return limits.stream().map(LimitSpec::window).toList();
     }
 
     /**
@@ -206,7 +254,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
             }
             shares.add(share);
         }
-        return new RateLimiterConfig(algorithm, shares, subWindows, maxWait, onRedisFailure);
+        return new RateLimiterConfig(algorithm, shares, subWindows, maxWait, onRedisFailure, onRetune);
     }
 
     /**
@@ -247,6 +295,9 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         }
         if (onRedisFailure != null) {
             text.append(" on-redis-failure ").append(onRedisFailure.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        if (onRetune != RetunePolicy.RESET) {
+            text.append(" on-retune ").append(onRetune.name().toLowerCase(java.util.Locale.ROOT));
         }
         return text.toString();
     }

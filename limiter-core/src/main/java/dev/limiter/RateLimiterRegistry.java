@@ -103,6 +103,34 @@ public final class RateLimiterRegistry {
         return register(name, RateLimiterConfig.of(algorithm, spec));
     }
 
+    /**
+     * Makes the limiter of that name decide by {@code config} from now on, for everyone holding it; see
+     * {@link RateLimiter#retune(RateLimiterConfig)}. Registering the name again then expects the new
+     * configuration.
+     *
+     * @throws IllegalArgumentException naming the registered limiters when there is none of that name
+     */
+    public Retuning retune(String name, RateLimiterConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config is required");
+        }
+        return get(name).retune(config);
+    }
+
+    /**
+     * Makes the limiter of plan {@code plan} of limiter {@code name} decide by {@code config} from now on;
+     * see {@link #retune(String, RateLimiterConfig)}.
+     *
+     * @throws IllegalArgumentException when that limiter has no such plan registered
+     */
+    public Retuning retune(String name, String plan, RateLimiterConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config is required");
+        }
+        return find(name, plan).orElseThrow(() -> new IllegalArgumentException("No plan '" + plan + "' of limiter '" + name
+                + "'; its plans: " + plans(name).keySet())).retune(config);
+    }
+
     /** The limiter of plan {@code plan} of limiter {@code name}, if registered. */
     public Optional<RateLimiter> find(String name, String plan) {
         Map<String, RateLimiter> byPlan = (name != null) ? plans.get(name) : null;

@@ -60,6 +60,46 @@ class RateLimiterRegistryTest {
     }
 
     @Test
+    void aRetunedLimiterStaysTheOneRegisteredAndExpectsItsNewConfiguration() {
+        RateLimiter orders = registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
+        RateLimiterConfig wider = RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, LimitSpec.of(8, Duration.ofSeconds(10)));
+        Retuning retuning = registry.retune("orders", wider);
+        assertThat(retuning).isEqualTo(new Retuning("orders", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, SPEC), wider));
+        assertThat(orders.config()).isEqualTo(wider);
+        assertThat(registry.register("orders", wider)).isSameAs(orders);
+        assertThatThrownBy(() -> registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> registry.retune("nope", wider)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("orders");
+        assertThat(created).hasValue(1);
+    }
+
+    @Test
+    void aLimiterThatCannotBeRetunedSaysSo() {
+        RateLimiter custom = new RateLimiterRegistry((name, config) -> new RateLimiter() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public RateLimiterConfig config() {
+                return config;
+            }
+
+            @Override
+            public Decision tryAcquire(String key, long permits) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Quota quota(String key) {
+                throw new UnsupportedOperationException();
+            }
+        }).register("custom", Algorithm.GCRA, SPEC);
+        assertThatThrownBy(() -> custom.retune(RateLimiterConfig.of(Algorithm.GCRA, SPEC))).isInstanceOf(UnsupportedOperationException.class)
+            .hasMessageContaining("cannot be retuned");
+    }
+
+    @Test
     void differentNamesAreDifferentLimiters() {
         RateLimiter orders = registry.register("orders", Algorithm.TOKEN_BUCKET, SPEC);
         RateLimiter payments = registry.register("payments", Algorithm.TOKEN_BUCKET, SPEC);

@@ -15,10 +15,23 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
 
     /**
      * Per limit: the whole microseconds {@code a} of the theoretical arrival time and its fraction
-     * {@code f} over the limit, so tau = a + f/L; {@code last}: the latest time of a change, so that a
-     * clock going backwards stands still.
+     * {@code f} over {@code over}, the limit it was written under, so tau = a + f/over; {@code last}: the
+     * latest time of a change, so that a clock going backwards stands still.
      */
-    record State(long[] a, long[] f, long last) {
+    record State(long[] a, long[] f, long[] over, long last) {
+    }
+
+    /**
+     * The fraction {@code f}/{@code over} of a microsecond after {@code a}, over L instead: rounded up,
+     * so that a limiter retuned to another limit never admits early. Whole microseconds and fraction.
+     */
+    static Exact.QR overLimit(long a, long f, long over, LimitSpec l) {
+        if (over == l.limit()) {
+            return new Exact.QR(a, f);
+        }
+        Exact.QR scaled = Exact.mulDivMod(f, l.limit(), over);
+        long fraction = scaled.q() + ((scaled.r() > 0) ? 1 : 0);
+        return (fraction == l.limit()) ? new Exact.QR(a + 1, 0) : new Exact.QR(a, fraction);
     }
 
     /** tau + k * T, as whole microseconds and a fraction over L. */
@@ -44,8 +57,9 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
                 f[i] = 0;
             }
             else {
-                a[i] = state.a()[i];
-                f[i] = state.f()[i];
+                Exact.QR tau = overLimit(state.a()[i], state.f()[i], state.over()[i], l);
+                a[i] = tau.q();
+                f[i] = tau.r();
             }
             // A cost above the burst is never admitted (decide says so); its retry is not needed.
             if (permits <= l.burst()) {
@@ -58,8 +72,10 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
         Verdict verdict = Verdict.decide(config, permits, retry);
         long[] remaining = new long[n];
         long[] reset = new long[n];
+        long[] over = new long[n];
         for (int i = 0; i < n; i++) {
             LimitSpec l = limits.get(i);
+            over[i] = l.limit();
             if (verdict.allowed) {
                 Exact.QR next = addCells(permits, a[i], f[i], l);
                 a[i] = next.q();
@@ -74,6 +90,6 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
         if (!verdict.allowed) {
             return Step.unchanged(decision);
         }
-        return new Step<>(decision, new State(a, f, at), true, Verdict.ttl(reset));
+        return new Step<>(decision, new State(a, f, over, at), true, Verdict.ttl(reset));
     }
 }

@@ -1,6 +1,7 @@
 package dev.limiter.memory;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
@@ -11,55 +12,52 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.Retuning;
 import dev.limiter.algorithm.LocalAlgorithm;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A limiter whose state lives in this process: the algorithm's in-memory twin over a bounded
  * Caffeine cache whose entries expire when their state returns to idle, like the Redis keys.
- *
- * @param <S> state of one key
  */
-public final class InMemoryRateLimiter<S> implements RateLimiter {
+public final class InMemoryRateLimiter implements RateLimiter {
 
     private final String name;
 
-    private final RateLimiterConfig config;
-
-    private final LocalAlgorithm<S> twin;
+    /** What it decides by now; replaced whole by a retune, and shared with its views. */
+    private final AtomicReference<Tuning> tuning;
 
     private final LimiterClock clock;
 
-    private final Cache<String, Entry<S>> states;
+    private final Cache<String, Entry> states;
 
     private final DecisionListener listener;
 
     /** The outcome its listener hears for a rejection. */
     private final Outcome rejectedAs;
 
-    @SuppressWarnings("unchecked")
     InMemoryRateLimiter(String name, RateLimiterConfig config, LimiterClock clock, long maxKeys, DecisionListener listener) {
         this.name = RateLimiterFactory.checkName(name);
-        this.config = config;
-        this.twin = (LocalAlgorithm<S>) LocalAlgorithm.of(config.algorithm());
+        this.tuning = new AtomicReference<>(Tuning.of(config, new Object()));
         this.clock = clock;
         this.listener = listener;
         this.rejectedAs = Outcome.REJECTED;
         this.states = Caffeine.newBuilder()
             .maximumSize(maxKeys)
             .ticker(() -> clock.nowMicros() * 1_000L)
-            .expireAfter(new EntryExpiry<S>())
+            .expireAfter(new EntryExpiry())
             .build();
     }
 
-    /** {@code limiter}, on the same states, with its rejections heard as {@code rejectedAs}. */
-    private InMemoryRateLimiter(InMemoryRateLimiter<S> limiter, Outcome rejectedAs) {
+    /** {@code limiter}, on the same states and tuning, with its rejections heard as {@code rejectedAs}. */
+    private InMemoryRateLimiter(InMemoryRateLimiter limiter, Outcome rejectedAs) {
         this.name = limiter.name;
-        this.config = limiter.config;
-        this.twin = limiter.twin;
+        this.tuning = limiter.tuning;
         this.clock = limiter.clock;
         this.listener = limiter.listener;
         this.rejectedAs = rejectedAs;
@@ -68,11 +66,25 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
 
     @Override
     public RateLimiter reportingRejectionsAs(Outcome outcome) {
-        return (outcome == rejectedAs) ? this : new InMemoryRateLimiter<>(this, outcome);
+        return (outcome == rejectedAs) ? this : new InMemoryRateLimiter(this, outcome);
     }
 
-    /** State of one key and the time (us) at which it is idle again. */
-    record Entry<S>(S state, long idleAtMicros) {
+    /**
+     * A configuration and its twin, with the era of the states it reads: a retune that keeps the keys'
+     * state keeps the era, one that does not begins another, and a state of another era counts as none.
+     * So a call decided by the old twin while the limiter is retuned can never leave a state the new
+     * one misreads.
+     */
+    private record Tuning(RateLimiterConfig config, LocalAlgorithm<Object> twin, Object era) {
+
+        @SuppressWarnings("unchecked")
+        static Tuning of(RateLimiterConfig config, Object era) {
+            return new Tuning(config, (LocalAlgorithm<Object>) LocalAlgorithm.of(config.algorithm()), era);
+        }
+    }
+
+    /** State of one key, the era it belongs to, and the time (us) at which it is idle again. */
+    record Entry(Object state, Object era, long idleAtMicros) {
     }
 
     @Override
@@ -82,7 +94,32 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
 
     @Override
     public RateLimiterConfig config() {
-        return config;
+        return tuning.get().config();
+    }
+
+    /**
+     * Decides by {@code config} from now on, on the same states when it {@link RateLimiterConfig#keepsStateOf
+     * keeps them}; otherwise every key starts fresh.
+     */
+    @Override
+    public Retuning retune(RateLimiterConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        synchronized (tuning) {
+            Tuning previous = tuning.get();
+            Retuning retuning = new Retuning(name, previous.config(), config);
+            if (!retuning.changed()) {
+                return retuning;
+            }
+            boolean keep = retuning.stateKept();
+            tuning.set(Tuning.of(config, keep ? previous.era() : new Object()));
+            if (!keep) {
+                // The states of the old era are never read again: free their memory now.
+                states.invalidateAll();
+            }
+            return retuning;
+        }
     }
 
     @Override
@@ -107,18 +144,24 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
     }
 
     private void decide(String key, long permits, Decision[] decision) {
+        Tuning current = tuning.get();
         states.asMap().compute(key, (k, entry) -> {
             // Time is read while the key is locked, as a script reads TIME: read before, a thread preempted
             // on its way in would decide at a stale time and set an expiry already past, so the next call
             // found the key expired and a full bucket.
             long now = clock.nowMicros();
-            LocalAlgorithm.Step<S> step = twin.apply(entry != null ? entry.state() : null, config, now, permits);
+            LocalAlgorithm.Step<Object> step = current.twin().apply(state(entry, current), current.config(), now, permits);
             decision[0] = step.decision();
             if (!step.changed()) {
                 return entry;
             }
-            return (step.state() != null) ? new Entry<>(step.state(), now + step.ttlMicros()) : null;
+            return (step.state() != null) ? new Entry(step.state(), current.era(), now + step.ttlMicros()) : null;
         });
+    }
+
+    /** The state of {@code entry} as {@code tuning} reads it: none when absent or of another era. */
+    private static @Nullable Object state(@Nullable Entry entry, Tuning tuning) {
+        return (entry != null && entry.era() == tuning.era()) ? entry.state() : null;
     }
 
     @Override
@@ -126,9 +169,9 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        Entry<S> entry = states.getIfPresent(key);
+        Tuning current = tuning.get();
         // No permits: the twin decides nothing and changes nothing; its reply is the quota.
-        return Quota.of(twin.apply((entry != null) ? entry.state() : null, config, clock.nowMicros(), 0).decision());
+        return Quota.of(current.twin().apply(state(states.getIfPresent(key), current), current.config(), clock.nowMicros(), 0).decision());
     }
 
     /** Forgets the state of {@code key}: it starts idle again. */
@@ -142,7 +185,7 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        Entry<S> removed = states.asMap().remove(key);
+        Entry removed = states.asMap().remove(key);
         return removed != null && removed.idleAtMicros() > clock.nowMicros();
     }
 
@@ -161,23 +204,23 @@ public final class InMemoryRateLimiter<S> implements RateLimiter {
 
     @Override
     public String toString() {
-        return "InMemoryRateLimiter[" + name + ", " + config + "]";
+        return "InMemoryRateLimiter[" + name + ", " + config() + "]";
     }
 
-    private static final class EntryExpiry<S> implements Expiry<String, Entry<S>> {
+    private static final class EntryExpiry implements Expiry<String, Entry> {
 
         @Override
-        public long expireAfterCreate(String key, Entry<S> entry, long currentTime) {
+        public long expireAfterCreate(String key, Entry entry, long currentTime) {
             return TimeUnit.MICROSECONDS.toNanos(entry.idleAtMicros()) - currentTime;
         }
 
         @Override
-        public long expireAfterUpdate(String key, Entry<S> entry, long currentTime, long currentDuration) {
+        public long expireAfterUpdate(String key, Entry entry, long currentTime, long currentDuration) {
             return TimeUnit.MICROSECONDS.toNanos(entry.idleAtMicros()) - currentTime;
         }
 
         @Override
-        public long expireAfterRead(String key, Entry<S> entry, long currentTime, long currentDuration) {
+        public long expireAfterRead(String key, Entry entry, long currentTime, long currentDuration) {
             return currentDuration;
         }
     }

@@ -85,7 +85,7 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return new InMemoryRateLimiter<>(name, config, clock, maxKeys, listener);
+        return new InMemoryRateLimiter(name, config, clock, maxKeys, listener);
     }
 
     /** Every limiter keeps its state to itself, so a plan's is apart from every other plan's by construction. */

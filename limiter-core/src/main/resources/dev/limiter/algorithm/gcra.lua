@@ -2,15 +2,19 @@
 -- (docs/algorithms.md). Twin: dev.limiter.Gcra. Follows lib.lua, which parses the arguments.
 --
 -- KEYS[1]  hash: a<i> = whole microseconds of limit i's theoretical arrival time tau, f<i> = its
---          fraction over L (0 <= f < L), so tau = a + f/L (beyond now + B*T: debt taken by waiting
---          callers); t = the latest time of a change, so that a clock going backwards stands still
---          instead of reading as more debt. An absent key, like tau <= now, is an idle limit.
+--          fraction over l<i>, the limit L it was written under (0 <= f < l), so tau = a + f/l
+--          (beyond now + B*T: debt taken by waiting callers); t = the latest time of a change, so
+--          that a clock going backwards stands still instead of reading as more debt. An absent key,
+--          like tau <= now, is an idle limit. A state written under another limit (a limiter retuned
+--          with on-retune: keep) has its fraction rounded up to one over the new L; without l<i>, the
+--          state of an earlier version, it is over the current L.
 -- ARGV[4]  unused
 
 local fields = {'t'}
 for i = 1, #limits do
   fields[#fields + 1] = 'a' .. i
   fields[#fields + 1] = 'f' .. i
+  fields[#fields + 1] = 'l' .. i
 end
 local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 local at = math.max(now, tonumber(stored[1]) or now)
@@ -23,13 +27,30 @@ local function add_cells(k, a, f, l)
   return a + q + carry, f
 end
 
+-- The fraction f of a microsecond over the limit 'over', as one over L: rounded up, never earlier.
+local function over_limit(a, f, over, l)
+  if over == l.limit then
+    return a, f
+  end
+  local q, r = muldivmod(f, l.limit, over)
+  if r > 0 then
+    q = q + 1
+  end
+  if q == l.limit then
+    return a + 1, 0
+  end
+  return a, q
+end
+
 local capacity, retry, a, f = {}, {}, {}, {}
 for i, l in ipairs(limits) do
-  a[i] = tonumber(stored[2 * i])
-  f[i] = tonumber(stored[2 * i + 1])
+  a[i] = tonumber(stored[3 * i - 1])
+  f[i] = tonumber(stored[3 * i])
   if not a[i] or not f[i] or a[i] < at then
     -- tau <= at: max(tau, at) = at.
     a[i], f[i] = at, 0
+  else
+    a[i], f[i] = over_limit(a[i], f[i], tonumber(stored[3 * i + 1]) or l.limit, l)
   end
   capacity[i] = l.burst
   retry[i] = 0
@@ -51,6 +72,8 @@ for i, l in ipairs(limits) do
     values[#values + 1] = string.format('%d', a[i])
     values[#values + 1] = 'f' .. i
     values[#values + 1] = string.format('%d', f[i])
+    values[#values + 1] = 'l' .. i
+    values[#values + 1] = string.format('%d', l.limit)
   end
   -- floor(B - (tau - at) / T) = B - ceil(((a - at) * L + f) / W); below 0 while callers wait.
   local q, r = muldivmod(l.limit, a[i] - at, l.window)

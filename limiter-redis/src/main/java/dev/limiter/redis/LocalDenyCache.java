@@ -183,6 +183,14 @@ final class LocalDenyCache {
         denials.invalidate(redisKey);
     }
 
+    /**
+     * Forgets every rejection remembered for keys starting with {@code keyHead}: those of one limiter,
+     * retuned, whose old limits they were decided by.
+     */
+    void forgetAll(String keyHead) {
+        denials.asMap().keySet().removeIf((redisKey) -> redisKey.startsWith(keyHead));
+    }
+
     /** Number of keys remembered, after expired ones are dropped. For tests. */
     long size() {
         denials.cleanUp();

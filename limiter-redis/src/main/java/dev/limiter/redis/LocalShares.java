@@ -48,7 +48,7 @@ final class LocalShares {
     /** The in-memory limiter on each limit's share, for the instance count it was made for. */
     private volatile @Nullable Shares shares;
 
-    private record Shares(int instances, InMemoryRateLimiter<?> limiter) {
+    private record Shares(int instances, InMemoryRateLimiter limiter) {
     }
 
     /** What Redis said of a key: the reported limit (0-based), its remaining permits, and times in clock micros. */
@@ -133,7 +133,7 @@ final class LocalShares {
             synchronized (this) {
                 current = shares;
                 if (current == null || current.instances() != count) {
-                    current = new Shares(count, (InMemoryRateLimiter<?>) local.create(name, config.shareOf(count)));
+                    current = new Shares(count, (InMemoryRateLimiter) local.create(name, config.shareOf(count)));
                     shares = current;
                 }
             }
@@ -193,7 +193,7 @@ final class LocalShares {
             return (long) Math.floor(permits / instances + 1e-9);
         }
 
-        Decision decide(long now, long asked, InMemoryRateLimiter<?> shareLimiter, String key) {
+        Decision decide(long now, long asked, InMemoryRateLimiter shareLimiter, String key) {
             Observation basis = this.basis;
             if (basis != null && binds(now)) {
                 refill(now);

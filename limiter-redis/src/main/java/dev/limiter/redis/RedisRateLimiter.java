@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
@@ -19,7 +21,9 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.ResetFailedException;
+import dev.limiter.Retuning;
 import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.RedisOperations;
@@ -27,7 +31,8 @@ import org.springframework.data.redis.core.RedisOperations;
 /**
  * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
  * While Redis fails, its failure policy decides, so an outage never reaches the caller. Given
- * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking.
+ * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking. Retuned, it
+ * decides by the new configuration from the next call on, it and every view of it alike.
  */
 final class RedisRateLimiter implements RateLimiter {
 
@@ -36,7 +41,11 @@ final class RedisRateLimiter implements RateLimiter {
     /** The plan this limiter decides for; null for a limiter without plans. */
     private final @Nullable String plan;
 
-    private final RateLimiterConfig config;
+    /** What it decides by now; replaced whole by a retune, and shared with its views. */
+    private final AtomicReference<Tuning> tuning;
+
+    /** Makes the tuning of a configuration. */
+    private final Tuner tuner;
 
     private final BlockingScripts redis;
 
@@ -46,23 +55,11 @@ final class RedisRateLimiter implements RateLimiter {
     /** The same Redis through the reactive API, for asynchronous decisions; null to decide them blocking. */
     private final @Nullable ReactiveScripts reactive;
 
-    private final LuaScript script;
-
     private final String keyHead;
-
-    private final String keyTail;
-
-    /** ARGV from index 2 on: permits (filled per call), max-wait, parameter, limits. */
-    private final ScriptCodec codec;
 
     private final @Nullable LimiterClock clock;
 
     private final RedisAvailability availability;
-
-    private final FailurePolicy policy;
-
-    /** What {@link FailurePolicy#LOCAL} decides from; null for the other policies. */
-    private final @Nullable LocalShares shares;
 
     private final DecisionListener listener;
 
@@ -78,49 +75,94 @@ final class RedisRateLimiter implements RateLimiter {
     /**
      * @param plan the plan of limiter {@code name} this limiter decides for, kept in its keys; null for
      *     a limiter without plans
+     * @param tuner makes the tuning of a configuration: its script, keys and failure policy
      */
-    RedisRateLimiter(String name, @Nullable String plan, RateLimiterConfig config, RedisOperations<String, String> redis,
+    RedisRateLimiter(String name, @Nullable String plan, RateLimiterConfig config, Tuner tuner, RedisOperations<String, String> redis,
             @Nullable ReactiveScripts reactive, String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability,
-            FailurePolicy policy, @Nullable LocalShares shares, DecisionListener listener, @Nullable LocalDenyCache denyCache) {
+            DecisionListener listener, @Nullable LocalDenyCache denyCache) {
         this.name = RateLimiterFactory.checkName(name);
         this.plan = (plan != null) ? RateLimiterFactory.checkPlan(plan) : null;
-        this.config = config;
+        this.tuner = tuner;
+        this.tuning = new AtomicReference<>(tuner.tuning(name, config));
         this.redis = new BlockingScripts(redis);
         this.operations = redis;
         this.reactive = reactive;
-        this.script = LuaScript.of(config.algorithm());
         this.keyHead = (plan != null) ? RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name, plan)
                 : RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
-        this.codec = ScriptCodec.of(config);
-        this.keyTail = RedisKeys.tail(config.algorithm()) + ":" + codec.fingerprint();
         this.clock = clock;
         this.availability = availability;
-        this.policy = policy;
-        this.shares = shares;
         this.listener = listener;
         this.rejectedAs = Outcome.REJECTED;
         this.denyCache = denyCache;
     }
 
-    /** {@code limiter}, on the same state, with its rejections heard as {@code rejectedAs}. */
+    /** {@code limiter}, on the same state and tuning, with its rejections heard as {@code rejectedAs}. */
     private RedisRateLimiter(RedisRateLimiter limiter, Outcome rejectedAs) {
         this.name = limiter.name;
         this.plan = limiter.plan;
-        this.config = limiter.config;
+        this.tuning = limiter.tuning;
+        this.tuner = limiter.tuner;
         this.redis = limiter.redis;
         this.operations = limiter.operations;
         this.reactive = limiter.reactive;
-        this.script = limiter.script;
         this.keyHead = limiter.keyHead;
-        this.codec = limiter.codec;
-        this.keyTail = limiter.keyTail;
         this.clock = limiter.clock;
         this.availability = limiter.availability;
-        this.policy = limiter.policy;
-        this.shares = limiter.shares;
         this.listener = limiter.listener;
         this.rejectedAs = rejectedAs;
         this.denyCache = limiter.denyCache;
+    }
+
+    /**
+     * Everything a configuration decides in this limiter, made once per configuration: read once per
+     * call, so a call is decided by one configuration from start to end.
+     *
+     * @param config the configuration
+     * @param script its algorithm's script
+     * @param codec its arguments and replies
+     * @param keyTail the end of its keys: the algorithm's tag and the fingerprint of the state
+     * @param policy what decides while Redis fails
+     * @param shares what {@link FailurePolicy#LOCAL} decides from; null for the other policies
+     */
+    record Tuning(RateLimiterConfig config, LuaScript script, ScriptCodec codec, String keyTail, FailurePolicy policy,
+            @Nullable LocalShares shares) {
+
+        /** The shares {@link FailurePolicy#LOCAL} decides from, which a tuning of that policy always has. */
+        LocalShares localShares() {
+            if (shares == null) {
+                throw new IllegalStateException("The local failure policy needs local shares");
+            }
+            return shares;
+        }
+    }
+
+    /** Makes the tuning of a configuration, with the factory's defaults and local limiters. */
+    static final class Tuner {
+
+        private final FailurePolicy defaultPolicy;
+
+        private final InMemoryRateLimiterFactory local;
+
+        private final LimiterClock clock;
+
+        private final IntSupplier instances;
+
+        Tuner(FailurePolicy defaultPolicy, InMemoryRateLimiterFactory local, LimiterClock clock, IntSupplier instances) {
+            this.defaultPolicy = defaultPolicy;
+            this.local = local;
+            this.clock = clock;
+            this.instances = instances;
+        }
+
+        Tuning tuning(String name, RateLimiterConfig config) {
+            FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : defaultPolicy;
+            // Shares start from nothing Redis said under the old configuration: its remaining counts are of other limits.
+            LocalShares shares = (policy == FailurePolicy.LOCAL)
+                    ? new LocalShares(name, config, local, clock, instances, local.maxKeys()) : null;
+            ScriptCodec codec = ScriptCodec.of(config);
+            return new Tuning(config, LuaScript.of(config.algorithm()), codec, RedisKeys.tail(config.algorithm()) + ":" + codec.fingerprint(),
+                    policy, shares);
+        }
     }
 
     @Override
@@ -135,21 +177,52 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimiterConfig config() {
-        return config;
+        return tuning.get().config();
+    }
+
+    /**
+     * Decides by {@code config} from the next call on. Keys keep their state when
+     * {@link RateLimiterConfig#keepsStateOf} says so, the fingerprint in them being the same; otherwise
+     * the keys of the new configuration are read, and the old ones expire. What this instance remembers
+     * of the old configuration's answers (local deny cache, local shares) is forgotten.
+     */
+    @Override
+    public Retuning retune(RateLimiterConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        synchronized (tuning) {
+            Tuning previous = tuning.get();
+            Retuning retuning = new Retuning(name, previous.config(), config);
+            if (!retuning.changed()) {
+                return retuning;
+            }
+            tuning.set(tuner.tuning(name, config));
+            if (denyCache != null) {
+                // Rejections by the old limits would hold back calls the new ones admit.
+                denyCache.forgetAll(keyHead);
+            }
+            return retuning;
+        }
     }
 
     /** The Redis key holding the state of {@code key}. */
     String redisKey(String key) {
-        return keyHead + RedisKeys.escape(key) + keyTail;
+        return redisKey(key, tuning.get());
+    }
+
+    private String redisKey(String key, Tuning tuned) {
+        return keyHead + RedisKeys.escape(key) + tuned.keyTail();
     }
 
     @Override
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
-        String redisKey = redisKey(key);
+        Tuning tuned = tuning.get();
+        String redisKey = redisKey(key, tuned);
         DecisionListener heard = listener.onStart(this);
         try {
-            return decide(redisKey, key, permits, heard);
+            return decide(tuned, redisKey, key, permits, heard);
         }
         catch (RuntimeException ex) {
             heard.onDecision(DecisionEvent.failed(this, ex));
@@ -157,28 +230,28 @@ final class RedisRateLimiter implements RateLimiter {
         }
     }
 
-    private Decision decide(String redisKey, String key, long permits, DecisionListener heard) {
+    private Decision decide(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
         Decision remembered = remembered(redisKey, permits, heard);
         if (remembered != null) {
             return remembered;
         }
         if (!availability.available()) {
-            return withoutRedis(redisKey, key, permits, heard);
+            return withoutRedis(tuned, redisKey, key, permits, heard);
         }
-        Object[] args = args(permits);
+        Object[] args = args(tuned, permits);
         List<?> reply;
         long start = System.nanoTime();
         try {
-            reply = redis.execute(script, redisKey, args);
+            reply = redis.execute(tuned.script(), redisKey, args);
         }
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides
             // this call, and the availability judges whether Redis is out or this call alone failed.
             availability.failed(redisKey, ex);
-            return withoutRedis(redisKey, key, permits, heard);
+            return withoutRedis(tuned, redisKey, key, permits, heard);
         }
         availability.succeeded();
-        return fromRedis(redisKey, key, permits, reply, System.nanoTime() - start, heard);
+        return fromRedis(tuned, redisKey, key, permits, reply, System.nanoTime() - start, heard);
     }
 
     /**
@@ -188,14 +261,16 @@ final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+        ReactiveScripts reactive = this.reactive;
         if (reactive == null) {
             return CompletableFuture.completedFuture(tryAcquire(key, permits));
         }
         InMemoryRateLimiter.checkPermits(permits);
-        String redisKey = redisKey(key);
+        Tuning tuned = tuning.get();
+        String redisKey = redisKey(key, tuned);
         DecisionListener heard = listener.onStart(this);
         try {
-            return decideAsync(redisKey, key, permits, heard);
+            return decideAsync(reactive, tuned, redisKey, key, permits, heard);
         }
         catch (RuntimeException ex) {
             heard.onDecision(DecisionEvent.failed(this, ex));
@@ -203,33 +278,34 @@ final class RedisRateLimiter implements RateLimiter {
         }
     }
 
-    private CompletionStage<Decision> decideAsync(String redisKey, String key, long permits, DecisionListener heard) {
+    private CompletionStage<Decision> decideAsync(ReactiveScripts reactive, Tuning tuned, String redisKey, String key, long permits,
+            DecisionListener heard) {
         Decision remembered = remembered(redisKey, permits, heard);
         if (remembered != null) {
             return CompletableFuture.completedFuture(remembered);
         }
         if (!availability.available()) {
-            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits, heard));
+            return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
         }
-        Object[] args = args(permits);
+        Object[] args = args(tuned, permits);
         long start = System.nanoTime();
         CompletableFuture<List<?>> reply;
         try {
-            reply = reactive.execute(script, redisKey, Arrays.asList(args));
+            reply = reactive.execute(tuned.script(), redisKey, Arrays.asList(args));
         }
         catch (RuntimeException ex) {
             availability.failed(redisKey, ex);
-            return CompletableFuture.completedFuture(withoutRedis(redisKey, key, permits, heard));
+            return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
         }
         return reply.handle((answer, failure) -> {
             if (failure != null) {
                 // As for the blocking call: never sent again, the policy decides.
                 availability.failed(redisKey, runtime(failure));
-                return withoutRedis(redisKey, key, permits, heard);
+                return withoutRedis(tuned, redisKey, key, permits, heard);
             }
             availability.succeeded();
             try {
-                return fromRedis(redisKey, key, permits, answer, System.nanoTime() - start, heard);
+                return fromRedis(tuned, redisKey, key, permits, answer, System.nanoTime() - start, heard);
             }
             catch (RuntimeException ex) {
                 heard.onDecision(DecisionEvent.failed(this, ex));
@@ -261,8 +337,10 @@ final class RedisRateLimiter implements RateLimiter {
      * The decision in a script's reply: remembered if it rejects (deny cache), its quota remembered
      * for the local failure policy, told to the listener.
      */
-    private Decision fromRedis(String redisKey, String key, long permits, List<?> reply, long redisNanos, DecisionListener heard) {
-        Decision decision = codec.decision(reply);
+    private Decision fromRedis(Tuning tuned, String redisKey, String key, long permits, List<?> reply, long redisNanos,
+            DecisionListener heard) {
+        Decision decision = tuned.codec().decision(reply);
+        LocalShares shares = tuned.shares();
         if (shares != null) {
             shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, decision.remaining(), ScriptCodec.resetAfterMicros(reply));
         }
@@ -279,26 +357,27 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     /** The script's arguments for a request of {@code permits}. */
-    private Object[] args(long permits) {
+    private Object[] args(Tuning tuned, long permits) {
         // No time: the script reads Redis TIME, so application clocks never matter.
-        return codec.arguments((clock != null) ? clock.nowMicros() : null, permits);
+        return tuned.codec().arguments((clock != null) ? clock.nowMicros() : null, permits);
     }
 
     @Override
     public Quota quota(String key) {
+        Tuning tuned = tuning.get();
         if (availability.available()) {
-            String redisKey = redisKey(key);
+            String redisKey = redisKey(key, tuned);
             try {
                 // No permits: the script decides nothing and writes nothing; its reply is the quota.
-                return Quota.of(codec.decision(redis.execute(script, redisKey, args(0))));
+                return Quota.of(tuned.codec().decision(redis.execute(tuned.script(), redisKey, args(tuned, 0))));
             }
             catch (RuntimeException ex) {
                 availability.failed(redisKey, ex);
             }
         }
-        long capacity = config.capacity(0);
-        return switch (policy) {
-            case LOCAL -> shares.quota(key);
+        long capacity = tuned.config().capacity(0);
+        return switch (tuned.policy()) {
+            case LOCAL -> tuned.localShares().quota(key);
             case ALLOW -> new Quota(capacity, capacity, Duration.ZERO, DecisionSource.FAILURE_POLICY);
             case DENY -> new Quota(capacity, 0, Duration.ZERO, DecisionSource.FAILURE_POLICY);
         };
@@ -312,7 +391,8 @@ final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public boolean reset(String key) {
-        String redisKey = redisKey(key);
+        Tuning tuned = tuning.get();
+        String redisKey = redisKey(key, tuned);
         if (!availability.available()) {
             throw new ResetFailedException(name, key, "Redis is unavailable (the limiters follow their failure policy); "
                     + "try again once it answers", null);
@@ -330,6 +410,7 @@ final class RedisRateLimiter implements RateLimiter {
         if (denyCache != null) {
             denyCache.forget(redisKey);
         }
+        LocalShares shares = tuned.shares();
         if (shares != null) {
             shares.forget(key);
         }
@@ -340,13 +421,14 @@ final class RedisRateLimiter implements RateLimiter {
      * The decision of the failure policy, while Redis fails. A claim this caller may hold on a remembered
      * rejection of the key gets no answer from Redis, so the others stop waiting for one.
      */
-    private Decision withoutRedis(String redisKey, String key, long permits, DecisionListener heard) {
+    private Decision withoutRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
         if (denyCache != null) {
             denyCache.settle(redisKey);
         }
+        RateLimiterConfig config = tuned.config();
         long capacity = config.capacity(0);
-        Decision decision = switch (policy) {
-            case LOCAL -> shares.decide(key, permits);
+        Decision decision = switch (tuned.policy()) {
+            case LOCAL -> tuned.localShares().decide(key, permits);
             case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
             case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.FAILURE_POLICY);
         };
@@ -356,11 +438,11 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
-        return policy;
+        return tuning.get().policy();
     }
 
     @Override
     public String toString() {
-        return "RedisRateLimiter[" + name + ((plan != null) ? ", plan " + plan : "") + ", " + config + "]";
+        return "RedisRateLimiter[" + name + ((plan != null) ? ", plan " + plan : "") + ", " + config() + "]";
     }
 }

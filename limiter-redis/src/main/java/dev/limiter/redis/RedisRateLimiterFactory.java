@@ -73,6 +73,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     private final InstanceRegistry instances;
 
+    /** Makes each limiter's tuning: script, keys, failure policy, for its configuration. */
+    private final RedisRateLimiter.Tuner tuner;
+
     private volatile boolean heartbeatStarted;
 
     /**
@@ -99,6 +102,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
                 settings.expectedInstances);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
+        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances);
     }
 
     /**
@@ -364,22 +368,13 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return limiter(name, null, config);
+        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, listener, denyCache);
     }
 
     /** A plan's limiter: the plan is part of each of its Redis keys, so no other plan reads its state. */
     @Override
     public RateLimiter create(String name, String plan, RateLimiterConfig config) {
-        return limiter(name, RateLimiterFactory.checkPlan(plan), config);
-    }
-
-    private RateLimiter limiter(String name, @Nullable String plan, RateLimiterConfig config) {
-        FailurePolicy policy = (config.onRedisFailure() != null) ? config.onRedisFailure() : onFailure;
-        LocalShares shares = (policy == FailurePolicy.LOCAL)
-                ? new LocalShares(name, config, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
-                        local.maxKeys())
-                : null;
-        return new RedisRateLimiter(name, plan, config, redis, reactive, keyPrefix, clock, availability, policy, shares,
+        return new RedisRateLimiter(name, RateLimiterFactory.checkPlan(plan), config, tuner, redis, reactive, keyPrefix, clock, availability,
                 listener, denyCache);
     }
 }

@@ -3,6 +3,7 @@ package dev.limiter.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -11,6 +12,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.RetunePolicy;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,7 +43,20 @@ public final class ScriptCodec {
             args[6 + 3 * i] = Long.toString(limit.burst());
         }
         this.template = args;
-        this.fingerprint = fingerprint(args);
+        if (config.onRetune() == RetunePolicy.KEEP) {
+            // The shape of the state alone (the algorithm is in the key's tag): keys continue across
+            // changes of limits, bursts and max-wait, on every instance alike and across restarts.
+            List<String> shape = new ArrayList<>();
+            shape.add("keep");
+            shape.add(args[3]);
+            for (LimitSpec limit : limits) {
+                shape.add(Long.toString(limit.windowMicros()));
+            }
+            this.fingerprint = fingerprint(shape.toArray(String[]::new));
+        }
+        else {
+            this.fingerprint = fingerprint(args);
+        }
     }
 
     /** The codec of {@code config}'s script calls. */
@@ -62,8 +77,12 @@ public final class ScriptCodec {
     }
 
     /**
-     * Short digest of the configuration, part of every key: after a change of limits the old state
-     * is simply not read again (and expires), so it can never enforce the old limits.
+     * Short digest of what the state of a key depends on, part of every key. With
+     * {@link RetunePolicy#RESET}, the whole configuration: after a change of limits the old state is
+     * simply not read again (and expires), so it can never enforce the old limits. With
+     * {@link RetunePolicy#KEEP}, the shape of the state only (windows, sub-windows), so that a change of
+     * limits, bursts or max-wait continues each key's state. Two configurations of one algorithm have
+     * the same fingerprint exactly when {@link RateLimiterConfig#keepsStateOf} says so.
      */
     public String fingerprint() {
         return fingerprint;

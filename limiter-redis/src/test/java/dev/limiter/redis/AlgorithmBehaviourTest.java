@@ -352,7 +352,7 @@ class AlgorithmBehaviourTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void memoryKeysAreDroppedOnceIdle(Algorithm algorithm) {
-        InMemoryRateLimiter<?> limiter = (InMemoryRateLimiter<?>) limiter(Backend.MEMORY, algorithm, FIVE_PER_10S);
+        InMemoryRateLimiter limiter = (InMemoryRateLimiter) limiter(Backend.MEMORY, algorithm, FIVE_PER_10S);
         Decision a = limiter.tryAcquire("a", 3);
         limiter.tryAcquire("b");
         limiter.tryAcquire("c", 6); // never allowed: stores nothing

@@ -3,13 +3,16 @@ package dev.limiter.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
+import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.RetunePolicy;
 
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +54,48 @@ class ScriptCodecTest {
                 .maxWait(Duration.ofMillis(250))
                 .build()).fingerprint())
             .isNotEqualTo(ScriptCodec.of(TWO_LIMITS.withMaxWait(Duration.ZERO)).fingerprint());
+    }
+
+    /** Unchanged since keys got it: an upgrade must not make every key of a running limiter start fresh. */
+    @Test
+    void theFingerprintOfAConfigurationWhoseKeysResetIsTheDigestOfItsArguments() {
+        assertThat(ScriptCodec.of(TWO_LIMITS).fingerprint()).isEqualTo("dd8251b4");
+    }
+
+    /** With on-retune keep, the fingerprint is the state's shape: instances agree on keys by it alone. */
+    @Test
+    void keysHaveTheSameFingerprintExactlyWhenTheirStateIsKept() {
+        List<RateLimiterConfig> configs = new ArrayList<>();
+        for (RetunePolicy onRetune : RetunePolicy.values()) {
+            for (Algorithm algorithm : List.of(Algorithm.GCRA, Algorithm.SLIDING_WINDOW)) {
+                for (LimitSpec limit : List.of(LimitSpec.of(10, Duration.ofSeconds(10)), LimitSpec.of(20, Duration.ofSeconds(10)),
+                        LimitSpec.of(10, Duration.ofSeconds(20)))) {
+                    RateLimiterConfig config = RateLimiterConfig.builder(algorithm).limit(limit).onRetune(onRetune).build();
+                    configs.add(config);
+                    configs.add(config.withSubWindows(5));
+                    configs.add(config.withOnRedisFailure(FailurePolicy.DENY));
+                    if (algorithm.isBucket()) {
+                        configs.add(RateLimiterConfig.builder(algorithm).limit(limit.withBurst(3)).onRetune(onRetune).build());
+                        configs.add(config.withMaxWait(Duration.ofSeconds(1)));
+                    }
+                }
+                configs.add(RateLimiterConfig.builder(algorithm).limit(10, Duration.ofSeconds(10)).limit(100, Duration.ofMinutes(1))
+                    .onRetune(onRetune).build());
+            }
+        }
+        int kept = 0;
+        for (RateLimiterConfig previous : configs) {
+            for (RateLimiterConfig next : configs) {
+                if (previous.algorithm() == next.algorithm()) {
+                    boolean sameKeys = ScriptCodec.of(previous).fingerprint().equals(ScriptCodec.of(next).fingerprint());
+                    assertThat(sameKeys).as("%s to %s", previous, next).isEqualTo(next.keepsStateOf(previous));
+                    kept += (sameKeys && !previous.equals(next)) ? 1 : 0;
+                }
+            }
+        }
+        assertThat(kept).as("changes that keep the keys").isGreaterThan(20);
+        RateLimiterConfig keep = RateLimiterConfig.builder(Algorithm.GCRA).limit(10, Duration.ofSeconds(10)).onRetune(RetunePolicy.KEEP).build();
+        assertThat(ScriptCodec.of(keep).fingerprint()).isNotEqualTo(ScriptCodec.of(keep.withOnRetune(RetunePolicy.RESET)).fingerprint());
     }
 
 }

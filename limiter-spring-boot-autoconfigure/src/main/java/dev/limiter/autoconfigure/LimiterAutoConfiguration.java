@@ -13,15 +13,19 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
  * Auto-configuration of Limiter: a {@link RateLimiterRegistry} on the Redis or in-memory backend,
- * and interception of {@code @RateLimited} methods.
+ * interception of {@code @RateLimited} methods, and the {@link LimiterRetuner} that applies changes of
+ * {@code limiter.*} while the application runs (on Spring Cloud's {@code EnvironmentChangeEvent} too).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
@@ -54,6 +58,23 @@ public final class LimiterAutoConfiguration {
     @ConditionalOnMissingBean
     ClientIpResolver clientIpResolver(LimiterProperties properties) {
         return ClientIps.resolver(properties.getClientIp());
+    }
+
+    @Bean
+    LimiterRetuner limiterRetuner(LimiterDefinitions definitions, RateLimiterRegistry registry, ConfigurableEnvironment environment) {
+        return new LimiterRetuner(definitions, registry, environment);
+    }
+
+    /** Spring Cloud's refresh and {@code POST /actuator/env} retune the limiters. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+    static class SpringCloudRetuneConfiguration {
+
+        @Bean
+        LimiterEnvironmentChangeListener limiterEnvironmentChangeListener(LimiterRetuner retuner) {
+            return new LimiterEnvironmentChangeListener(retuner);
+        }
+
     }
 
     /** Once every bean is created, a configured limiter that nothing completes is reported. */

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,6 +20,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.RetunePolicy;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.LimiterPlans;
 import dev.limiter.spring.LimiterPlans.Setting;
@@ -41,7 +43,8 @@ public final class LimiterDefinitions implements LimiterResolver {
     /** Checks the syntax of plan expressions in properties, whichever method uses them. */
     private static final SpelExpressionParser PLAN_PARSER = new SpelExpressionParser();
 
-    private final LimiterProperties properties;
+    /** The properties in force: those bound at startup, then those of the last retune applied. */
+    private volatile LimiterProperties properties;
 
     private final RateLimiterRegistry registry;
 
@@ -144,6 +147,21 @@ public final class LimiterDefinitions implements LimiterResolver {
         if (annotation != null) {
             uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(new Use(annotation, site));
         }
+        Definition definition = define(properties, name, annotation, site);
+        RateLimiter limiter = register(name, definition.config(), site);
+        sources.putIfAbsent(name, definition.sources());
+        return limiter;
+    }
+
+    /** A limiter's effective configuration, and where each of its values came from. */
+    record Definition(RateLimiterConfig config, Map<String, String> sources) {
+    }
+
+    /**
+     * The configuration of limiter {@code name} by {@code properties} over {@code annotation} (may be
+     * null), validated as at startup.
+     */
+    private static Definition define(LimiterProperties properties, String name, RateLimited annotation, String site) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         // One pass over the values, each taken from the property, else the annotation, else the default, and
         // noted with where it came from.
@@ -154,18 +172,103 @@ public final class LimiterDefinitions implements LimiterResolver {
         Duration maxWait = maxWait(name, configured, annotation, site, from);
         FailurePolicy onRedisFailure = (configured != null) ? configured.getOnRedisFailure() : null;
         from.put("on-redis-failure", (onRedisFailure != null) ? property(name, "on-redis-failure") : "limiter.on-redis-failure");
-        RateLimiterConfig config;
+        RetunePolicy onRetune = (configured != null && configured.getOnRetune() != null) ? configured.getOnRetune() : RetunePolicy.RESET;
+        from.put("on-retune", (configured != null && configured.getOnRetune() != null) ? property(name, "on-retune") : "default");
         try {
-            config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+            return new Definition(new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune),
+                    Collections.unmodifiableMap(from));
         }
         catch (IllegalArgumentException ex) {
             String where = (configured != null && !configured.getLimits().isEmpty()) ? property(name, "limits") : site;
             throw new LimiterConfigurationException(where, algorithm + " " + limits, "Limiter '" + name + "': " + ex.getMessage(),
                     "Correct the limits of limiter '" + name + "'");
         }
-        RateLimiter limiter = register(name, config, site);
-        sources.putIfAbsent(name, Collections.unmodifiableMap(from));
+    }
+
+    /**
+     * The definition of every limiter by {@code next}, properties bound anew, validated as at startup
+     * with the annotations that use each limiter: the limiters defined so far, and those {@code next}
+     * configures. Registers nothing and changes nothing.
+     *
+     * @throws LimiterConfigurationException (or Boot's binding exceptions) for the first value that
+     *     would have stopped startup
+     */
+    Map<String, Definition> define(LimiterProperties next) {
+        Set<String> names = new LinkedHashSet<>(origins.keySet());
+        names.addAll(next.getLimiters().keySet());
+        Map<String, Definition> definitions = new LinkedHashMap<>();
+        for (String name : names) {
+            if (hasPlans(properties, name) || hasPlans(next, name)) {
+                // Plans are fixed at startup: LimiterRetuner refuses any change to them.
+                continue;
+            }
+            List<Use> used = uses.getOrDefault(name, List.of());
+            if (used.isEmpty()) {
+                definitions.put(name, define(next, name, null, property(name, "")));
+                continue;
+            }
+            Definition first = null;
+            for (Use use : used) {
+                Definition definition = define(next, name, use.annotation(), use.site());
+                if (first == null) {
+                    first = definition;
+                }
+                else if (!first.config().equals(definition.config())) {
+                    throw new LimiterConfigurationException(use.site(), definition.config(),
+                            "Limiter '" + name + "' would be defined as " + first.config() + " by " + used.get(0).site(),
+                            "Give every @RateLimited(name = \"" + name + "\") the same values, or set them once under limiter.limiters." + name);
+                }
+            }
+            definitions.put(name, first);
+        }
+        return definitions;
+    }
+
+    private static boolean hasPlans(LimiterProperties properties, String name) {
+        LimiterProperties.Limiter limiter = properties.getLimiters().get(name);
+        return limiter != null && !limiter.getPlans().isEmpty();
+    }
+
+    /** Registers limiter {@code name}, configured while the application runs. */
+    RateLimiter register(String name, Definition definition) {
+        RateLimiter limiter = register(name, definition.config(), property(name, ""));
+        sources.put(name, definition.sources());
         return limiter;
+    }
+
+    /**
+     * Refuses a change of shadow mode by {@code next}: each method chose it at startup, and how its calls
+     * are counted with it.
+     */
+    void checkShadow(LimiterProperties next) {
+        Set<String> names = new LinkedHashSet<>(properties.getLimiters().keySet());
+        names.addAll(next.getLimiters().keySet());
+        for (String name : names) {
+            LimiterProperties.Limiter now = properties.getLimiters().get(name);
+            LimiterProperties.Limiter then = next.getLimiters().get(name);
+            Boolean was = (now != null) ? now.getShadow() : null;
+            Boolean will = (then != null) ? then.getShadow() : null;
+            List<Use> used = uses.getOrDefault(name, List.of());
+            boolean changes = used.isEmpty() ? !Objects.equals(was, will)
+                    : used.stream().anyMatch((use) -> ((was != null) ? was : use.annotation().shadow()) != ((will != null) ? will
+                            : use.annotation().shadow()));
+            if (changes) {
+                throw new LimiterConfigurationException(property(name, "shadow"), will,
+                        "Shadow mode is chosen per method at startup and cannot change while the application runs",
+                        "Restart the application to apply it, or " + ((was != null) ? "set it back to " + was : "remove it"));
+            }
+        }
+    }
+
+    /** Makes {@code next} the properties in force, with the sources of the limiters it defines: after a retune. */
+    void use(LimiterProperties next, Map<String, Definition> definitions) {
+        this.properties = next;
+        definitions.forEach((name, definition) -> sources.put(name, definition.sources()));
+    }
+
+    /** The properties in force. */
+    LimiterProperties properties() {
+        return properties;
     }
 
     /**

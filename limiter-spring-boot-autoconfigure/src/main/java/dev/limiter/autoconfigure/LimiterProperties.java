@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
+import dev.limiter.RetunePolicy;
 import dev.limiter.spring.ClientIpResolver.ForwardedHeader;
 import dev.limiter.spring.MissingKeyPolicy;
 
@@ -208,6 +209,14 @@ public class LimiterProperties {
         private FailurePolicy onRedisFailure;
 
         /**
+         * What becomes of each key's state when this limiter is retuned while the application runs:
+         * 'reset' (every key starts fresh) or 'keep' (each key continues from its used permits, tokens
+         * or level while the algorithm, windows and sub-windows stay the same). It also names the
+         * keys in Redis, so keys start fresh once when it changes. Defaults to reset.
+         */
+        private RetunePolicy onRetune;
+
+        /**
          * Whether this limiter only observes: decisions are made and permits taken, but rejected
          * calls proceed (logged at DEBUG). Defaults to the annotation's shadow attribute.
          */
@@ -284,6 +293,14 @@ public class LimiterProperties {
 
         public void setOnRedisFailure(FailurePolicy onRedisFailure) {
             this.onRedisFailure = onRedisFailure;
+        }
+
+        public RetunePolicy getOnRetune() {
+            return onRetune;
+        }
+
+        public void setOnRetune(RetunePolicy onRetune) {
+            this.onRetune = onRetune;
         }
 
         public Boolean getShadow() {

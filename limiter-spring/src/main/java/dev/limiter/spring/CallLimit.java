@@ -27,11 +27,16 @@ final class CallLimit {
     /** The limiter deciding, reporting its rejections as what becomes of them; null when unlimited. */
     private final @Nullable RateLimiter deciding;
 
-    private final @Nullable RateLimitHeaderFields headerFields;
+    /** The limiter deciding, as the registry holds it; null when unlimited. */
+    private final @Nullable RateLimiter limiter;
+
+    /** Made again when the limiter is retuned; null when unlimited. */
+    private volatile @Nullable RateLimitHeaderFields headerFields;
 
     private CallLimit(@Nullable String plan, @Nullable RateLimiter limiter, Outcome rejectedAs) {
         this.plan = plan;
         this.deciding = (limiter != null) ? limiter.reportingRejectionsAs(rejectedAs) : null;
+        this.limiter = limiter;
         this.headerFields = (limiter != null) ? RateLimitHeaderFields.of(limiter) : null;
     }
 
@@ -64,8 +69,13 @@ final class CallLimit {
         return deciding;
     }
 
-    /** The RateLimit header fields of the limits; null when unlimited, which announces none. */
+    /** The RateLimit header fields of the limits, as the limiter is tuned now; null when unlimited, which announces none. */
     @Nullable RateLimitHeaderFields headerFields() {
-        return headerFields;
+        RateLimitHeaderFields fields = headerFields;
+        if (fields != null && limiter != null && !fields.isCurrent(limiter)) {
+            fields = RateLimitHeaderFields.of(limiter);
+            headerFields = fields;
+        }
+        return fields;
     }
 }

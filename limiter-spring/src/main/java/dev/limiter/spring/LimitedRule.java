@@ -69,7 +69,8 @@ final class LimitedRule implements Limited {
 
     private final Supplier<RateLimiter> deciding;
 
-    private final Supplier<RateLimitHeaderFields> headerFields;
+    /** Made on the first request, and again when the limiter is retuned. */
+    private volatile @Nullable RateLimitHeaderFields headerFields;
 
     private LimitedRule(RateLimitRule rule, List<PathPattern> paths, Set<HttpMethod> methods, @Nullable Expression when,
             @Nullable Expression unless, @Nullable Expression key, @Nullable Expression cost, long fixedCost, MissingKeyPolicy onMissingKey,
@@ -88,7 +89,6 @@ final class LimitedRule implements Limited {
         // A rule has no fallback: a rejection fails the request, or proceeds in shadow mode.
         this.deciding = SingletonSupplier.of(() -> this.limiter.get()
             .reportingRejectionsAs(this.shadow ? Outcome.SHADOW_REJECTED : Outcome.REJECTED));
-        this.headerFields = SingletonSupplier.of(() -> RateLimitHeaderFields.of(this.limiter.get()));
     }
 
     /**
@@ -302,7 +302,13 @@ final class LimitedRule implements Limited {
     }
 
     RateLimitHeaderFields headerFields() {
-        return headerFields.get();
+        RateLimitHeaderFields fields = headerFields;
+        RateLimiter limiter = this.limiter.get();
+        if (fields == null || !fields.isCurrent(limiter)) {
+            fields = RateLimitHeaderFields.of(limiter);
+            headerFields = fields;
+        }
+        return fields;
     }
 
     @Override

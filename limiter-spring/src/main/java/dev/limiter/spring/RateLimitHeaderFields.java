@@ -8,6 +8,7 @@ import java.util.List;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
 
 /**
  * The IETF {@code RateLimit-Policy} and {@code RateLimit} header fields of one limiter
@@ -37,6 +38,9 @@ public final class RateLimitHeaderFields {
 
     private static final long MICROS_PER_SECOND = 1_000_000L;
 
+    /** The configuration the fields describe. */
+    private final RateLimiterConfig config;
+
     private final List<LimitSpec> limits;
 
     private final List<Long> capacities = new ArrayList<>();
@@ -46,8 +50,9 @@ public final class RateLimitHeaderFields {
     private final String policy;
 
     private RateLimitHeaderFields(RateLimiter limiter) {
-        this.limits = limiter.limits();
-        boolean bucket = limiter.algorithm().isBucket();
+        this.config = limiter.config();
+        this.limits = config.limits();
+        boolean bucket = config.algorithm().isBucket();
         List<String> members = new ArrayList<>();
         for (LimitSpec limit : limits) {
             String name = (limits.size() == 1) ? limiter.name() : limiter.name() + "-" + window(limit.window());
@@ -64,6 +69,14 @@ public final class RateLimitHeaderFields {
     /** The fields of {@code limiter}. */
     public static RateLimitHeaderFields of(RateLimiter limiter) {
         return new RateLimitHeaderFields(limiter);
+    }
+
+    /**
+     * Whether these fields describe the configuration {@code limiter} decides by now; after a retune,
+     * they must be made again.
+     */
+    public boolean isCurrent(RateLimiter limiter) {
+        return limiter.config() == config;
     }
 
     /** The value of {@code RateLimit-Policy}: every limit of the limiter. */

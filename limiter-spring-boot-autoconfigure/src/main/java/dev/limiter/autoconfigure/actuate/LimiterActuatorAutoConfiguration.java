@@ -4,6 +4,7 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -36,8 +37,8 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnBean(LimiterDefinitions.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
-                ObjectProvider<RedisRateLimiterFactory> redis, Environment environment) {
-            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment);
+                ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner) {
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner);
         }
 
     }

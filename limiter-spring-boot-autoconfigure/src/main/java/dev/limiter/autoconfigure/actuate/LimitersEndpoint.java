@@ -13,13 +13,18 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.ResetFailedException;
+import dev.limiter.Retuning;
 import dev.limiter.autoconfigure.LimiterDefinitions;
+import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.LimiterConfigurationException;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -33,9 +38,11 @@ import org.springframework.core.env.Environment;
  * each plan's limits) and where each value comes from ({@code /actuator/limiters},
  * {@code /actuator/limiters/{name}}), and the quota of one key, read without taking a permit
  * ({@code GET /actuator/limiters/{name}/{key}}, {@code GET /actuator/limiters/{name}/{plan}/{key}}
- * for a plan); and resets a key, so that it starts idle again ({@code DELETE} on the same paths;
- * without a plan, in every plan). Durations are ISO-8601 ({@code PT10S}). A value set by a property
- * shows where it was set, such as {@code class path resource [application.yml] - 12:16}.
+ * for a plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
+ * a plan, in every plan); and retunes a limiter while the application runs
+ * ({@code POST /actuator/limiters/{name}} with a JSON body such as {@code {"limit": 20, "window": "10s"}}).
+ * Durations are ISO-8601 ({@code PT10S}). A value set by a property shows where it was set, such as
+ * {@code class path resource [application.yml] - 12:16}.
  */
 @Endpoint(id = "limiters")
 public final class LimitersEndpoint {
@@ -50,12 +57,15 @@ public final class LimitersEndpoint {
     /** Where the properties come from; null when unknown. */
     private final Environment environment;
 
+    private final LimiterRetuner retuner;
+
     LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, RedisRateLimiterFactory redis,
-            Environment environment) {
+            Environment environment, LimiterRetuner retuner) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
         this.environment = environment;
+        this.retuner = retuner;
     }
 
     /** Every limiter, by name. */
@@ -135,6 +145,47 @@ public final class LimitersEndpoint {
         }
     }
 
+    /**
+     * Retunes limiter {@code name} with the values given, each optional: they are written into the
+     * Environment above every other source (see {@link LimiterRetuner#retune(String, Map)}) and applied
+     * at once, checked as at startup. {@code limits} is a list of objects of limit, window and burst.
+     * 404 for an unknown limiter; 400 naming the property refused and why, the limits in force staying.
+     */
+    @WriteOperation
+    public WebEndpointResponse<RetuneDescriptor> retune(@Selector String name, @Nullable String algorithm, @Nullable String limit,
+            @Nullable String window, @Nullable String burst, @Nullable List<Map<String, Object>> limits, @Nullable String subWindows,
+            @Nullable String maxWait, @Nullable String onRedisFailure, @Nullable String onRetune) {
+        if (registry.find(name).isEmpty()) {
+            if (!registry.plans(name).isEmpty()) {
+                return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, describe(name), null, null,
+                        new RefusalDescriptor("limiter.limiters." + name + ".plans", null, "Limiter '" + name + "' has plans, which are "
+                                + "fixed at startup: each method picks among the plans it was given", "Restart the application to change them")),
+                        WebEndpointResponse.STATUS_BAD_REQUEST);
+            }
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("algorithm", algorithm);
+        values.put("limit", limit);
+        values.put("window", window);
+        values.put("burst", burst);
+        values.put("limits", limits);
+        values.put("sub-windows", subWindows);
+        values.put("max-wait", maxWait);
+        values.put("on-redis-failure", onRedisFailure);
+        values.put("on-retune", onRetune);
+        try {
+            Retuning retuning = retuner.retune(name, values);
+            return new WebEndpointResponse<>(new RetuneDescriptor(name, retuning.changed(), retuning.previous().toString(),
+                    describe(name), retuning.stateKept(), retuning.state(), null));
+        }
+        catch (LimiterConfigurationException ex) {
+            return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, describe(name), null, null,
+                    new RefusalDescriptor(ex.getWhere(), ex.getValue(), ex.getProblem(), ex.getAction())),
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
+    }
+
     /** The limiter of that name, with or without plans; null when there is none. */
     private LimiterDescriptor describe(String name) {
         RateLimiter limiter = registry.find(name).orElse(null);
@@ -159,7 +210,7 @@ public final class LimitersEndpoint {
                 (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
                 config.algorithm().isBucket() ? config.maxWait().toString() : null,
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
-                definitions.shadow(name), sources, origins(sources), definitions.sites(name), described,
+                config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins(sources), definitions.sites(name), described,
                 (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name));
     }
 
@@ -229,12 +280,25 @@ public final class LimitersEndpoint {
      * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets).
      */
     public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, Integer subWindows, String maxWait,
-            String onRedisFailure, boolean shadow, Map<String, String> sources, Map<String, String> origins, List<String> usedBy,
-            Map<String, PlanDescriptor> plans, String defaultPlan, int unlimitedKeys) {
+            String onRedisFailure, String onRetune, boolean shadow, Map<String, String> sources, Map<String, String> origins,
+            List<String> usedBy, Map<String, PlanDescriptor> plans, String defaultPlan, int unlimitedKeys) {
     }
 
     /** One plan of a limiter: its limits, or none when it is unlimited. */
     public record PlanDescriptor(List<LimitDescriptor> limits, boolean unlimited) {
+    }
+
+    /**
+     * What a retune did: whether the configuration changed, the one before (as text), the limiter now,
+     * and what became of the keys' state ({@code state} says why keys start fresh, such as a change of
+     * windows with on-retune keep); when refused, why, and {@code current} is the limiter still in force.
+     */
+    public record RetuneDescriptor(String limiter, boolean changed, String previous, LimiterDescriptor current, Boolean stateKept,
+            String state, RefusalDescriptor refused) {
+    }
+
+    /** A refused value: the property, the value, what is wrong with it and what to do, as startup reports it. */
+    public record RefusalDescriptor(String property, String value, String problem, String action) {
     }
 
     /** One limit: permits per window, and the burst of a bucket algorithm. */

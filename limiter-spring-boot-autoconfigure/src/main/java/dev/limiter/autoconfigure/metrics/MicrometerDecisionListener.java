@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
@@ -33,7 +34,8 @@ import io.micrometer.observation.ObservationRegistry;
  * <li>an observation {@code limiter.decision} around each decision, so traces show it: started
  * when the limiter starts deciding ({@link #onStart}), stopped by its event.</li>
  * </ul>
- * Meters are looked up once per limiter, outcome and backend, then kept.
+ * Meters are looked up once per limiter, outcome and backend, then kept; a limiter retuned to another
+ * algorithm counts on meters tagged with the new one from then on.
  */
 final class MicrometerDecisionListener implements DecisionListener {
 
@@ -109,7 +111,12 @@ final class MicrometerDecisionListener implements DecisionListener {
 
     private LimiterMeters meters(RateLimiter limiter) {
         LimiterMeters found = byLimiter.get(limiter.name());
-        return (found != null) ? found : byLimiter.computeIfAbsent(limiter.name(), name -> new LimiterMeters(limiter));
+        Algorithm algorithm = limiter.algorithm();
+        if (found != null && found.algorithm == algorithm) {
+            return found;
+        }
+        return byLimiter.compute(limiter.name(), (name, existing) -> (existing != null && existing.algorithm == algorithm) ? existing
+                : new LimiterMeters(name, algorithm));
     }
 
     /** The meters of one limiter; counters are registered on first use. */
@@ -117,7 +124,7 @@ final class MicrometerDecisionListener implements DecisionListener {
 
         private final String name;
 
-        private final String algorithm;
+        private final Algorithm algorithm;
 
         private final Counter[] counters = new Counter[OUTCOMES.length * SOURCES.length];
 
@@ -128,17 +135,17 @@ final class MicrometerDecisionListener implements DecisionListener {
 
         private final Timer redis;
 
-        LimiterMeters(RateLimiter limiter) {
-            this.name = limiter.name();
-            this.algorithm = limiter.algorithm().configName();
+        LimiterMeters(String name, Algorithm algorithm) {
+            this.name = name;
+            this.algorithm = algorithm;
             this.error = counter(Outcome.ERROR, "none");
             this.nearLimit = Counter.builder(NEAR_LIMIT)
                 .description("Allowed calls that left less than 20% of the limit")
-                .tags("limiter", name, "algorithm", algorithm)
+                .tags("limiter", name, "algorithm", algorithm.configName())
                 .register(meters);
             this.redis = Timer.builder(REDIS_DURATION)
                 .description("Round trip of one rate limit decision's script to Redis")
-                .tags("limiter", name, "algorithm", algorithm)
+                .tags("limiter", name, "algorithm", algorithm.configName())
                 .register(meters);
         }
 
@@ -156,7 +163,7 @@ final class MicrometerDecisionListener implements DecisionListener {
         private Counter counter(Outcome outcome, String backend) {
             return Counter.builder(DECISIONS)
                 .description("Rate limited calls, by what became of them and what decided")
-                .tags("limiter", name, "algorithm", algorithm, "outcome", outcome.tag(), "backend", backend)
+                .tags("limiter", name, "algorithm", algorithm.configName(), "outcome", outcome.tag(), "backend", backend)
                 .register(meters);
         }
     }

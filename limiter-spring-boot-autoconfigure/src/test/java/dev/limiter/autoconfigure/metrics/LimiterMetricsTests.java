@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.RateLimited;
@@ -64,6 +66,20 @@ class LimiterMetricsTests {
 
     static double allDecisions(MeterRegistry meters) {
         return meters.find(MicrometerDecisionListener.DECISIONS).counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    @Test
+    void aLimiterRetunedToAnotherAlgorithmCountsUnderItsNewTag() {
+        this.contextRunner.run((context) -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            Service service = context.getBean(Service.class);
+            service.strict("alice");
+            context.getBean(LimiterRetuner.class).retune("strict", Map.of("algorithm", "gcra"));
+            service.strict("alice");
+            assertThat(meters.find(MicrometerDecisionListener.DECISIONS).tags("limiter", "strict", "outcome", "allowed").counters())
+                .extracting((counter) -> counter.getId().getTag("algorithm") + "=" + counter.count())
+                .containsExactlyInAnyOrder("fixed-window=1.0", "gcra=1.0");
+        });
     }
 
     @Test

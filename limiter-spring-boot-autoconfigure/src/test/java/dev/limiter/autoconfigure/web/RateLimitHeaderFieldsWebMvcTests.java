@@ -3,10 +3,12 @@ package dev.limiter.autoconfigure.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 import dev.limiter.Algorithm;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
@@ -169,6 +171,26 @@ class RateLimitHeaderFieldsWebMvcTests {
                 .hasBodyTextEqualTo("from cache")
                 .hasHeader("RateLimit", "\"cached\";r=0;t=60");
         }));
+    }
+
+    @Test
+    void aRetunedLimiterAnnouncesItsNewPolicyAtOnceAllowedOrRejected() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            MockMvcTester mvc = MockMvcTester.from(context);
+            assertThat(mvc.get().uri("/slow")).hasStatusOk().hasHeader("RateLimit-Policy", "\"slow\";q=1;w=2");
+            assertThat(mvc.get().uri("/slow")).hasStatus(HttpStatus.TOO_MANY_REQUESTS).hasHeader("RateLimit-Policy", "\"slow\";q=1;w=2");
+
+            context.getBean(LimiterRetuner.class).retune("slow", Map.of("limit", 2, "window", "4s"));
+
+            assertThat(mvc.get().uri("/slow")).hasStatusOk()
+                .hasHeader("RateLimit-Policy", "\"slow\";q=2;w=4")
+                .hasHeader("RateLimit", "\"slow\";r=1;t=2");
+            mvc.get().uri("/slow").exchange();
+            assertThat(mvc.get().uri("/slow")).hasStatus(HttpStatus.TOO_MANY_REQUESTS)
+                .hasHeader("RateLimit-Policy", "\"slow\";q=2;w=4")
+                .hasHeader("RateLimit", "\"slow\";r=0;t=2");
+        });
     }
 
     private static ContextConsumer<AssertableWebApplicationContext> withMvc(ThrowingConsumer<MockMvcTester> test) {

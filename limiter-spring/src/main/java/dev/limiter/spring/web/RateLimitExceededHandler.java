@@ -86,22 +86,22 @@ public class RateLimitExceededHandler {
     }
 
     /**
-     * The header fields of the named limiter, or of its plan, built once per limiter and plan:
-     * rejections come in floods, and a limiter's policy never changes.
+     * The header fields of the named limiter, or of its plan, built once per limiter, plan and
+     * configuration: rejections come in floods, and a limiter's policy changes only when it is retuned.
      */
     private @Nullable RateLimitHeaderFields headerFields(String limiterName, @Nullable String plan) {
         if (registry == null) {
             return null;
         }
-        // Neither names nor plans hold '/'.
-        String cacheKey = (plan != null) ? limiterName + "/" + plan : limiterName;
-        RateLimitHeaderFields cached = headerFields.get(cacheKey);
-        if (cached != null) {
-            return cached;
-        }
         RateLimiter limiter = ((plan != null) ? registry.find(limiterName, plan) : registry.find(limiterName)).orElse(null);
         if (limiter == null) {
             return null;
+        }
+        // Neither names nor plans hold '/'.
+        String cacheKey = (plan != null) ? limiterName + "/" + plan : limiterName;
+        RateLimitHeaderFields cached = headerFields.get(cacheKey);
+        if (cached != null && cached.isCurrent(limiter)) {
+            return cached;
         }
         RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
         headerFields.put(cacheKey, fields);

@@ -1,0 +1,102 @@
+package dev.limiter.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import dev.limiter.test.RedisTest;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * An operator retunes the sample's limiters over HTTP, {@code POST /actuator/limiters/{name}}, while it
+ * runs: the very next requests are limited by the new values. {@code status} keeps each client's used
+ * permits ({@code on-retune: keep}), {@code orders} starts every key fresh (the default). A bad value
+ * is refused with the property and the problem, and the limits in force stay. The context is thrown
+ * away afterwards, so no other test sees the retuned limits.
+ */
+@RedisTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(SampleTestSupport.VirtualTime.class)
+@DirtiesContext
+class RetuneOverHttpTest {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        SampleTestSupport.useTestRedis(registry);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Test
+    void aRaisedLimitAppliesAtOnceKeepingOrResettingWhatKeysUsed() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(status("198.51.100.1").statusCode()).isEqualTo(200);
+        }
+        assertThat(status("198.51.100.1").statusCode()).isEqualTo(429);
+        for (int i = 0; i < 5; i++) {
+            assertThat(SampleTestSupport.get(port, "/api/orders", "nina").statusCode()).isEqualTo(200);
+        }
+        assertThat(SampleTestSupport.get(port, "/api/orders", "nina").statusCode()).isEqualTo(429);
+
+        HttpResponse<String> status = post("/actuator/limiters/status", "{\"limit\": 5}");
+        assertThat(status.statusCode()).isEqualTo(200);
+        assertThat(status.body()).contains("\"changed\":true", "\"stateKept\":true", "\"state\":\"keys keep their state (on-retune: keep)\"",
+                "\"limits\":[{\"limit\":5,\"window\":\"PT1M\"");
+        HttpResponse<String> orders = post("/actuator/limiters/orders", "{\"limit\": 8, \"burst\": 8}");
+        assertThat(orders.statusCode()).isEqualTo(200);
+        assertThat(orders.body()).contains("\"stateKept\":false", "\"state\":\"keys start fresh (on-retune: reset)\"");
+
+        // 3 of 5 used: two more.
+        assertThat(status("198.51.100.1").statusCode()).isEqualTo(200);
+        assertThat(status("198.51.100.1").statusCode()).isEqualTo(200);
+        assertThat(status("198.51.100.1").statusCode()).isEqualTo(429);
+        HttpResponse<String> first = SampleTestSupport.get(port, "/api/orders", "nina");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"orders\";q=8;w=10");
+        for (int i = 1; i < 8; i++) {
+            assertThat(SampleTestSupport.get(port, "/api/orders", "nina").statusCode()).isEqualTo(200);
+        }
+        assertThat(SampleTestSupport.get(port, "/api/orders", "nina").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void aBadValueIsRefusedNamingThePropertyAndTheLimitsInForceStay() throws Exception {
+        HttpResponse<String> refused = post("/actuator/limiters/quotes", "{\"window\": \"0s\"}");
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("\"property\":\"limiter.limiters.quotes.window\"", "\"value\":\"PT0S\"",
+                "\"problem\":\"The window must be positive");
+        assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).contains("\"window\":\"PT10S\"");
+        assertThat(post("/actuator/limiters/nonesuch", "{\"limit\": 5}").statusCode()).isEqualTo(404);
+    }
+
+    private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** GET /api/status as the trusted local proxy forwards it for {@code client}. */
+    private HttpResponse<String> status(String client) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/status"))
+            .header("X-Forwarded-For", client)
+            .GET()
+            .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
