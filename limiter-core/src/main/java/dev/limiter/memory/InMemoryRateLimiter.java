@@ -1,5 +1,6 @@
 package dev.limiter.memory;
 
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -31,6 +32,11 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
     /** What it decides by now; replaced whole by a retune, and shared with its views. */
     private final AtomicReference<Tuning> tuning;
+
+    /** The tuning in force: never null, set at construction and replaced whole. */
+    private Tuning tuned() {
+        return Objects.requireNonNull(tuning.get());
+    }
 
     private final LimiterClock clock;
 
@@ -94,7 +100,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
     @Override
     public RateLimiterConfig config() {
-        return tuning.get().config();
+        return tuned().config();
     }
 
     /**
@@ -107,7 +113,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
             throw new IllegalArgumentException("config must not be null");
         }
         synchronized (tuning) {
-            Tuning previous = tuning.get();
+            Tuning previous = tuned();
             Retuning retuning = new Retuning(name, previous.config(), config);
             if (!retuning.changed()) {
                 return retuning;
@@ -144,7 +150,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
     }
 
     private void decide(String key, long permits, Decision[] decision) {
-        Tuning current = tuning.get();
+        Tuning current = tuned();
         states.asMap().compute(key, (k, entry) -> {
             // Time is read while the key is locked, as a script reads TIME: read before, a thread preempted
             // on its way in would decide at a stale time and set an expiry already past, so the next call
@@ -169,7 +175,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        Tuning current = tuning.get();
+        Tuning current = tuned();
         // No permits: the twin decides nothing and changes nothing; its reply is the quota.
         return Quota.of(current.twin().apply(state(states.getIfPresent(key), current), current.config(), clock.nowMicros(), 0).decision());
     }

@@ -3,6 +3,7 @@ package dev.limiter.redis;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -43,6 +44,11 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** What it decides by now; replaced whole by a retune, and shared with its views. */
     private final AtomicReference<Tuning> tuning;
+
+    /** The tuning in force: never null, set at construction and replaced whole. */
+    private Tuning tuned() {
+        return Objects.requireNonNull(tuning.get());
+    }
 
     /** Makes the tuning of a configuration. */
     private final Tuner tuner;
@@ -177,7 +183,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimiterConfig config() {
-        return tuning.get().config();
+        return tuned().config();
     }
 
     /**
@@ -192,7 +198,7 @@ final class RedisRateLimiter implements RateLimiter {
             throw new IllegalArgumentException("config must not be null");
         }
         synchronized (tuning) {
-            Tuning previous = tuning.get();
+            Tuning previous = tuned();
             Retuning retuning = new Retuning(name, previous.config(), config);
             if (!retuning.changed()) {
                 return retuning;
@@ -208,7 +214,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The Redis key holding the state of {@code key}. */
     String redisKey(String key) {
-        return redisKey(key, tuning.get());
+        return redisKey(key, tuned());
     }
 
     private String redisKey(String key, Tuning tuned) {
@@ -218,7 +224,7 @@ final class RedisRateLimiter implements RateLimiter {
     @Override
     public Decision tryAcquire(String key, long permits) {
         InMemoryRateLimiter.checkPermits(permits);
-        Tuning tuned = tuning.get();
+        Tuning tuned = tuned();
         String redisKey = redisKey(key, tuned);
         DecisionListener heard = listener.onStart(this);
         try {
@@ -266,7 +272,7 @@ final class RedisRateLimiter implements RateLimiter {
             return CompletableFuture.completedFuture(tryAcquire(key, permits));
         }
         InMemoryRateLimiter.checkPermits(permits);
-        Tuning tuned = tuning.get();
+        Tuning tuned = tuned();
         String redisKey = redisKey(key, tuned);
         DecisionListener heard = listener.onStart(this);
         try {
@@ -364,7 +370,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public Quota quota(String key) {
-        Tuning tuned = tuning.get();
+        Tuning tuned = tuned();
         if (availability.available()) {
             String redisKey = redisKey(key, tuned);
             try {
@@ -391,7 +397,7 @@ final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public boolean reset(String key) {
-        Tuning tuned = tuning.get();
+        Tuning tuned = tuned();
         String redisKey = redisKey(key, tuned);
         if (!availability.available()) {
             throw new ResetFailedException(name, key, "Redis is unavailable (the limiters follow their failure policy); "
@@ -438,7 +444,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
-        return tuning.get().policy();
+        return tuned().policy();
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.Objects;
 
 import dev.limiter.Outcome;
 import dev.limiter.RateLimiter;
@@ -127,11 +128,11 @@ final class CallLimits {
         }
         String plan = null;
         if (expression != null) {
-            Object value = expression.getValue(context);
+            Object value = expression.getValue(Objects.requireNonNull(context, "The plan expression needs its evaluation context"));
             plan = (value != null) ? value.toString() : null;
         }
         else if (resolver != null) {
-            plan = resolver.get().resolve(call, key);
+            plan = resolver.get().resolve(Objects.requireNonNull(call, "The plan resolver needs the call"), key);
         }
         if (plan == null || plan.isEmpty()) {
             if (defaultPlan == null) {

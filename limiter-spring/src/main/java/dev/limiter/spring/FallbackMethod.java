@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -126,7 +127,7 @@ final class FallbackMethod {
     }
 
     /** Calls the fallback on {@code target} with the limited call's arguments, and the exception if it takes one. */
-    Object invoke(Object target, Object[] args, RateLimitExceededException ex) throws Throwable {
+    @Nullable Object invoke(@Nullable Object target, @Nullable Object[] args, RateLimitExceededException ex) throws Throwable {
         // The limited call's own Continuation stays out: the fallback runs as a publisher of its own.
         int count = suspending ? args.length - 1 : args.length;
         Object[] arguments = args;
@@ -137,7 +138,8 @@ final class FallbackMethod {
             }
         }
         if (suspending) {
-            return CoroutinesUtils.invokeSuspendingFunction(method, target, arguments);
+            // A suspend function is an instance method of a bean: the proxy always has its target.
+            return CoroutinesUtils.invokeSuspendingFunction(method, Objects.requireNonNull(target, "target"), arguments);
         }
         try {
             return method.invoke(target, arguments);

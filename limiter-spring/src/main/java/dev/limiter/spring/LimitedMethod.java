@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.Objects;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
@@ -128,6 +129,10 @@ final class LimitedMethod implements Limited {
 
     /** Answers a call that {@code limit} rejected through the fallback method, called on the target object. */
     @Nullable Object fallback(@Nullable Object target, @Nullable Object[] args, CallLimit limit, Decision decision) throws Throwable {
+        FallbackMethod fallback = this.fallback;
+        if (fallback == null) {
+            throw new IllegalStateException(site + " has no fallback method");
+        }
         return fallback.invoke(target, args, new RateLimitExceededException(name(), limit.plan(), decision));
     }
 
@@ -191,10 +196,15 @@ final class LimitedMethod implements Limited {
         if (key == null) {
             return "";
         }
-        return keyOrMissing(text(key.getValue(context)), "The rate limit key " + key.getExpressionString());
+        return keyOrMissing(text(key.getValue(Objects.requireNonNull(context, "The key expression needs its evaluation context"))),
+                "The rate limit key " + key.getExpressionString());
     }
 
     private @Nullable String resolvedKey(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
+        Supplier<KeyResolver> keyResolver = this.keyResolver;
+        if (keyResolver == null) {
+            throw new IllegalStateException(site + " has no key resolver");
+        }
         String text = keyResolver.get().resolve(new KeyContext(method, args, target, request));
         return keyOrMissing(text, "The key resolver '" + keyResolverName + "'");
     }
@@ -234,7 +244,8 @@ final class LimitedMethod implements Limited {
         if (cost == null) {
             return 1;
         }
-        return permits(cost.getValue(context), cost.getExpressionString(), site);
+        return permits(cost.getValue(Objects.requireNonNull(context, "The cost expression needs its evaluation context")),
+                cost.getExpressionString(), site);
     }
 
     /**

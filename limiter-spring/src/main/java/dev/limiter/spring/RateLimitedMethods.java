@@ -247,7 +247,7 @@ public final class RateLimitedMethods {
             return CallLimits.ofPlans(annotation.name(), plans, expression, planResolver, rejectedAs);
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException("limiter.limiters." + annotation.name() + ".plans", plans.plans(), ex.getMessage(),
+            throw new LimiterConfigurationException("limiter.limiters." + annotation.name() + ".plans", plans.plans(), String.valueOf(ex.getMessage()),
                     "Give at least one plan limits");
         }
     }
