@@ -27,6 +27,7 @@ import dev.limiter.spring.LimiterPlans.Setting;
 import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.expression.ParseException;
@@ -143,7 +144,7 @@ public final class LimiterDefinitions implements LimiterResolver {
      *
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
-    RateLimiter limiterFor(String name, RateLimited annotation, String site) {
+    RateLimiter limiterFor(String name, @Nullable RateLimited annotation, String site) {
         if (annotation != null) {
             uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(new Use(annotation, site));
         }
@@ -161,7 +162,7 @@ public final class LimiterDefinitions implements LimiterResolver {
      * The configuration of limiter {@code name} by {@code properties} over {@code annotation} (may be
      * null), validated as at startup.
      */
-    private static Definition define(LimiterProperties properties, String name, RateLimited annotation, String site) {
+    private static Definition define(LimiterProperties properties, String name, @Nullable RateLimited annotation, String site) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         // One pass over the values, each taken from the property, else the annotation, else the default, and
         // noted with where it came from.
@@ -275,7 +276,7 @@ public final class LimiterDefinitions implements LimiterResolver {
      * Whether calls limited by {@code name} through {@code annotation} (may be null) only observe:
      * {@code limiter.limiters.<name>.shadow} when set, else the annotation's attribute.
      */
-    boolean shadow(String name, RateLimited annotation) {
+    boolean shadow(String name, @Nullable RateLimited annotation) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         if (configured != null && configured.getShadow() != null) {
             return configured.getShadow();
@@ -304,7 +305,7 @@ public final class LimiterDefinitions implements LimiterResolver {
      *
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
-    LimiterPlans plans(String name, RateLimited annotation, String site) {
+    LimiterPlans plans(String name, @Nullable RateLimited annotation, String site) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         Setting expression = planExpression(name, configured, annotation, site);
         Setting resolver = (expression == null) ? planResolver(name, configured, annotation, site) : null;
@@ -356,7 +357,7 @@ public final class LimiterDefinitions implements LimiterResolver {
      * Registers the limiter of each plan of limiter {@code name} that has limits: the plan's limits,
      * with the limiter's algorithm and options (configured, else the annotation's, else the defaults).
      */
-    private Plans registerPlans(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
+    private Plans registerPlans(String name, LimiterProperties.Limiter configured, @Nullable RateLimited annotation, String site,
             Map<String, String> from) {
         checkNoOwnLimits(name, configured);
         Algorithm algorithm = algorithm(name, configured, annotation, site, from);
@@ -373,7 +374,7 @@ public final class LimiterDefinitions implements LimiterResolver {
                 RateLimiterFactory.checkPlan(plan);
             }
             catch (IllegalArgumentException ex) {
-                throw new LimiterConfigurationException(property(name, "plans"), plan, ex.getMessage(), "Rename the plan");
+                throw new LimiterConfigurationException(property(name, "plans"), plan, String.valueOf(ex.getMessage()), "Rename the plan");
             }
             if (planned == null) {
                 throw new LimiterConfigurationException(where, "(empty)", "Plan '" + plan + "' of limiter '" + name + "' has no limits",
@@ -477,12 +478,13 @@ public final class LimiterDefinitions implements LimiterResolver {
                             + "String, RateLimiterConfig) in your factory");
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException(site, name, ex.getMessage(), "Rename the limiter");
+            throw new LimiterConfigurationException(site, name, String.valueOf(ex.getMessage()), "Rename the limiter");
         }
     }
 
     /** The plan expression: limiter.limiters.x.plan, else the annotation's (unless the property names a plan resolver). */
-    private static Setting planExpression(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+    private static @Nullable Setting planExpression(String name, LimiterProperties.@Nullable Limiter configured,
+            @Nullable RateLimited annotation, String site) {
         String text = (configured != null) ? configured.getPlan() : null;
         String resolver = (configured != null) ? configured.getPlanResolver() : null;
         if (text != null && !text.isBlank()) {
@@ -510,7 +512,8 @@ public final class LimiterDefinitions implements LimiterResolver {
     }
 
     /** The plan resolver bean: limiter.limiters.x.plan-resolver, else the annotation's (when no property picks the plan). */
-    private static Setting planResolver(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site) {
+    private static @Nullable Setting planResolver(String name, LimiterProperties.@Nullable Limiter configured,
+            @Nullable RateLimited annotation, String site) {
         String resolver = (configured != null) ? configured.getPlanResolver() : null;
         if (resolver != null && !resolver.isBlank()) {
             return new Setting(resolver.trim(), property(name, "plan-resolver"));
@@ -520,7 +523,7 @@ public final class LimiterDefinitions implements LimiterResolver {
                 : new Setting(annotation.planResolver().trim(), attribute("planResolver", site));
     }
 
-    private static Set<String> unlimitedKeys(String name, LimiterProperties.Limiter configured) {
+    private static Set<String> unlimitedKeys(String name, LimiterProperties.@Nullable Limiter configured) {
         if (configured == null) {
             return Set.of();
         }
@@ -553,7 +556,7 @@ public final class LimiterDefinitions implements LimiterResolver {
     }
 
     /** The default plan of limiter {@code name}; null for none. */
-    public String defaultPlan(String name) {
+    public @Nullable String defaultPlan(String name) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         return (configured != null && configured.getDefaultPlan() != null && !configured.getDefaultPlan().isBlank())
                 ? configured.getDefaultPlan().trim() : null;
@@ -611,12 +614,12 @@ public final class LimiterDefinitions implements LimiterResolver {
                     "Give every @RateLimited(name = \"" + name + "\") the same values, or set them once under limiter.limiters." + name);
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException(site, name, ex.getMessage(), "Rename the limiter");
+            throw new LimiterConfigurationException(site, name, String.valueOf(ex.getMessage()), "Rename the limiter");
         }
     }
 
-    private static Algorithm algorithm(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
-            Map<String, String> from) {
+    private static Algorithm algorithm(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimited annotation,
+            String site, Map<String, String> from) {
         if (configured != null && configured.getAlgorithm() != null) {
             from.put("algorithm", property(name, "algorithm"));
             return configured.getAlgorithm();
@@ -626,8 +629,8 @@ public final class LimiterDefinitions implements LimiterResolver {
     }
 
     /** Configured limits replace the annotation's; otherwise limit, window and burst are merged one by one. */
-    private static List<LimitSpec> limits(String name, Algorithm algorithm, LimiterProperties.Limiter configured, RateLimited annotation,
-            String site, Map<String, String> from) {
+    private static List<LimitSpec> limits(String name, Algorithm algorithm, LimiterProperties.@Nullable Limiter configured,
+            @Nullable RateLimited annotation, String site, Map<String, String> from) {
         boolean configuredSingle = configured != null
                 && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
         if (configured != null && !configured.getLimits().isEmpty()) {
@@ -721,13 +724,13 @@ public final class LimiterDefinitions implements LimiterResolver {
             return new LimitSpec(limit, window, burst);
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException(where, limit + "/" + window + " burst " + burst, ex.getMessage(),
+            throw new LimiterConfigurationException(where, limit + "/" + window + " burst " + burst, String.valueOf(ex.getMessage()),
                     "Choose a limit, window and burst within those bounds");
         }
     }
 
-    private static long limit(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
-            Map<String, String> from) {
+    private static long limit(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimited annotation,
+            String site, Map<String, String> from) {
         if (configured != null && configured.getLimit() != null) {
             from.put("limit", property(name, "limit"));
             return positive(configured.getLimit(), property(name, "limit"), "permits per window");
@@ -741,8 +744,8 @@ public final class LimiterDefinitions implements LimiterResolver {
                 "Set limiter.limiters." + name + ".limit (or limits), or limit in the annotation");
     }
 
-    private static Duration window(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
-            Map<String, String> from) {
+    private static Duration window(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimited annotation,
+            String site, Map<String, String> from) {
         if (configured != null && configured.getWindow() != null) {
             from.put("window", property(name, "window"));
             return checkWindow(configured.getWindow(), property(name, "window"));
@@ -774,10 +777,10 @@ public final class LimiterDefinitions implements LimiterResolver {
         return window;
     }
 
-    private static long burst(String name, Algorithm algorithm, long limit, LimiterProperties.Limiter configured, RateLimited annotation,
-            String site, Map<String, String> from) {
-        Long burst = null;
-        String where = null;
+    private static long burst(String name, Algorithm algorithm, long limit, LimiterProperties.@Nullable Limiter configured,
+            @Nullable RateLimited annotation, String site, Map<String, String> from) {
+        long burst;
+        String where;
         if (configured != null && configured.getBurst() != null) {
             where = property(name, "burst");
             burst = positive(configured.getBurst(), where, "bucket capacity");
@@ -788,7 +791,7 @@ public final class LimiterDefinitions implements LimiterResolver {
             burst = positive(annotation.burst(), where, "bucket capacity");
             from.put("burst", site);
         }
-        if (burst == null) {
+        else {
             from.put("burst", "default");
             return limit;
         }
@@ -803,8 +806,8 @@ public final class LimiterDefinitions implements LimiterResolver {
         }
     }
 
-    private static int subWindows(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
-            Map<String, String> from) {
+    private static int subWindows(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimited annotation,
+            String site, Map<String, String> from) {
         if (configured != null && configured.getSubWindows() != null) {
             from.put("sub-windows", property(name, "sub-windows"));
             return (int) positive(configured.getSubWindows(), property(name, "sub-windows"), "number of sub-windows");
@@ -817,8 +820,8 @@ public final class LimiterDefinitions implements LimiterResolver {
         return RateLimiterConfig.DEFAULT_SUB_WINDOWS;
     }
 
-    private static Duration maxWait(String name, LimiterProperties.Limiter configured, RateLimited annotation, String site,
-            Map<String, String> from) {
+    private static Duration maxWait(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimited annotation,
+            String site, Map<String, String> from) {
         if (configured != null && configured.getMaxWait() != null) {
             from.put("max-wait", property(name, "max-wait"));
             return configured.getMaxWait();

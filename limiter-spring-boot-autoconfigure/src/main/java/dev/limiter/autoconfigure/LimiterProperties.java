@@ -12,6 +12,7 @@ import dev.limiter.RetunePolicy;
 import dev.limiter.spring.ClientIpResolver.ForwardedHeader;
 import dev.limiter.spring.MissingKeyPolicy;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -183,7 +184,7 @@ public class LimiterProperties {
         /**
          * Algorithm deciding. Defaults to the annotation's, else token-bucket.
          */
-        private Algorithm algorithm;
+        private @Nullable Algorithm algorithm;
 
         /**
          * Several limits checked together, instead of limit, window and burst; a call passes only if
@@ -195,18 +196,18 @@ public class LimiterProperties {
          * Sub-windows per window of the sliding-window algorithm; each must divide the window into
          * whole microseconds. Defaults to 10.
          */
-        private Integer subWindows;
+        private @Nullable Integer subWindows;
 
         /**
          * How long a call may wait for its permits instead of being rejected (token-bucket,
          * leaky-bucket, gcra). Defaults to not waiting.
          */
-        private Duration maxWait;
+        private @Nullable Duration maxWait;
 
         /**
          * What this limiter decides while Redis fails. Defaults to limiter.on-redis-failure.
          */
-        private FailurePolicy onRedisFailure;
+        private @Nullable FailurePolicy onRedisFailure;
 
         /**
          * What becomes of each key's state when this limiter is retuned while the application runs:
@@ -214,13 +215,13 @@ public class LimiterProperties {
          * or level while the algorithm, windows and sub-windows stay the same). It also names the
          * keys in Redis, so keys start fresh once when it changes. Defaults to reset.
          */
-        private RetunePolicy onRetune;
+        private @Nullable RetunePolicy onRetune;
 
         /**
          * Whether this limiter only observes: decisions are made and permits taken, but rejected
          * calls proceed (logged at DEBUG). Defaults to the annotation's shadow attribute.
          */
-        private Boolean shadow;
+        private @Nullable Boolean shadow;
 
         /**
          * Plans by name, each with its own limits (limit, window and burst, or limits) or unlimited,
@@ -235,19 +236,19 @@ public class LimiterProperties {
          * method's parameters, #request, #principal, #clientIp. Overrides the annotation's plan and
          * planResolver attributes.
          */
-        private String plan;
+        private @Nullable String plan;
 
         /**
          * Name of a PlanResolver bean picking the plan of a call, instead of 'plan'. Overrides the
          * annotation's plan and planResolver attributes.
          */
-        private String planResolver;
+        private @Nullable String planResolver;
 
         /**
          * Plan of a call for which nothing picks one, or whose plan expression or resolver gives null
          * or empty text. Without it, such a call fails.
          */
-        private String defaultPlan;
+        private @Nullable String defaultPlan;
 
         /**
          * Keys whose calls are never limited, whatever their plan: allowed, counted, and never sent
@@ -255,11 +256,11 @@ public class LimiterProperties {
          */
         private List<String> unlimitedKeys = new ArrayList<>();
 
-        public Algorithm getAlgorithm() {
+        public @Nullable Algorithm getAlgorithm() {
             return algorithm;
         }
 
-        public void setAlgorithm(Algorithm algorithm) {
+        public void setAlgorithm(@Nullable Algorithm algorithm) {
             this.algorithm = algorithm;
         }
 
@@ -271,43 +272,43 @@ public class LimiterProperties {
             this.limits = limits;
         }
 
-        public Integer getSubWindows() {
+        public @Nullable Integer getSubWindows() {
             return subWindows;
         }
 
-        public void setSubWindows(Integer subWindows) {
+        public void setSubWindows(@Nullable Integer subWindows) {
             this.subWindows = subWindows;
         }
 
-        public Duration getMaxWait() {
+        public @Nullable Duration getMaxWait() {
             return maxWait;
         }
 
-        public void setMaxWait(Duration maxWait) {
+        public void setMaxWait(@Nullable Duration maxWait) {
             this.maxWait = maxWait;
         }
 
-        public FailurePolicy getOnRedisFailure() {
+        public @Nullable FailurePolicy getOnRedisFailure() {
             return onRedisFailure;
         }
 
-        public void setOnRedisFailure(FailurePolicy onRedisFailure) {
+        public void setOnRedisFailure(@Nullable FailurePolicy onRedisFailure) {
             this.onRedisFailure = onRedisFailure;
         }
 
-        public RetunePolicy getOnRetune() {
+        public @Nullable RetunePolicy getOnRetune() {
             return onRetune;
         }
 
-        public void setOnRetune(RetunePolicy onRetune) {
+        public void setOnRetune(@Nullable RetunePolicy onRetune) {
             this.onRetune = onRetune;
         }
 
-        public Boolean getShadow() {
+        public @Nullable Boolean getShadow() {
             return shadow;
         }
 
-        public void setShadow(Boolean shadow) {
+        public void setShadow(@Nullable Boolean shadow) {
             this.shadow = shadow;
         }
 
@@ -319,27 +320,27 @@ public class LimiterProperties {
             this.plans = plans;
         }
 
-        public String getPlan() {
+        public @Nullable String getPlan() {
             return plan;
         }
 
-        public void setPlan(String plan) {
+        public void setPlan(@Nullable String plan) {
             this.plan = plan;
         }
 
-        public String getPlanResolver() {
+        public @Nullable String getPlanResolver() {
             return planResolver;
         }
 
-        public void setPlanResolver(String planResolver) {
+        public void setPlanResolver(@Nullable String planResolver) {
             this.planResolver = planResolver;
         }
 
-        public String getDefaultPlan() {
+        public @Nullable String getDefaultPlan() {
             return defaultPlan;
         }
 
-        public void setDefaultPlan(String defaultPlan) {
+        public void setDefaultPlan(@Nullable String defaultPlan) {
             this.defaultPlan = defaultPlan;
         }
 
@@ -405,26 +406,26 @@ public class LimiterProperties {
          * SpEL condition over the request (#request, #principal, #clientIp): the rule applies only to
          * requests for which it is true.
          */
-        private String when;
+        private @Nullable String when;
 
         /**
          * SpEL condition over the request (#request, #principal, #clientIp): the rule does not apply
          * to requests for which it is true.
          */
-        private String unless;
+        private @Nullable String unless;
 
         /**
          * Name of the limiter deciding the requests: one configured under limiter.limiters, which
          * annotated methods may share.
          */
-        private String limiter;
+        private @Nullable String limiter;
 
         /**
          * SpEL giving the key each request is limited under, such as #clientIp, #principal or
          * #request.getHeader('X-Api-Key'). Empty: one limit shared by every request the rule
          * applies to.
          */
-        private String key;
+        private @Nullable String key;
 
         /**
          * Permits each request takes: a whole number of at least 1, or SpEL over the request giving
@@ -448,35 +449,35 @@ public class LimiterProperties {
             this.methods = methods;
         }
 
-        public String getWhen() {
+        public @Nullable String getWhen() {
             return when;
         }
 
-        public void setWhen(String when) {
+        public void setWhen(@Nullable String when) {
             this.when = when;
         }
 
-        public String getUnless() {
+        public @Nullable String getUnless() {
             return unless;
         }
 
-        public void setUnless(String unless) {
+        public void setUnless(@Nullable String unless) {
             this.unless = unless;
         }
 
-        public String getLimiter() {
+        public @Nullable String getLimiter() {
             return limiter;
         }
 
-        public void setLimiter(String limiter) {
+        public void setLimiter(@Nullable String limiter) {
             this.limiter = limiter;
         }
 
-        public String getKey() {
+        public @Nullable String getKey() {
             return key;
         }
 
-        public void setKey(String key) {
+        public void setKey(@Nullable String key) {
             this.key = key;
         }
 
@@ -496,39 +497,39 @@ public class LimiterProperties {
         /**
          * Permits per window; for bucket algorithms the sustained rate is limit/window.
          */
-        private Long limit;
+        private @Nullable Long limit;
 
         /**
          * Length of the window, such as 500ms, 10s or 1h.
          */
-        private Duration window;
+        private @Nullable Duration window;
 
         /**
          * Capacity of a bucket algorithm (token-bucket, leaky-bucket, gcra). Defaults to the limit.
          */
-        private Long burst;
+        private @Nullable Long burst;
 
-        public Long getLimit() {
+        public @Nullable Long getLimit() {
             return limit;
         }
 
-        public void setLimit(Long limit) {
+        public void setLimit(@Nullable Long limit) {
             this.limit = limit;
         }
 
-        public Duration getWindow() {
+        public @Nullable Duration getWindow() {
             return window;
         }
 
-        public void setWindow(Duration window) {
+        public void setWindow(@Nullable Duration window) {
             this.window = window;
         }
 
-        public Long getBurst() {
+        public @Nullable Long getBurst() {
             return burst;
         }
 
-        public void setBurst(Long burst) {
+        public void setBurst(@Nullable Long burst) {
             this.burst = burst;
         }
 
@@ -573,7 +574,7 @@ public class LimiterProperties {
          * How many instances share each limit, instead of those counted by their heartbeats; with
          * on-redis-failure 'local', each decides alone on its share while Redis fails.
          */
-        private Integer expectedInstances;
+        private @Nullable Integer expectedInstances;
 
         public Duration getTimeout() {
             return timeout;
@@ -615,11 +616,11 @@ public class LimiterProperties {
             this.heartbeatInterval = heartbeatInterval;
         }
 
-        public Integer getExpectedInstances() {
+        public @Nullable Integer getExpectedInstances() {
             return expectedInstances;
         }
 
-        public void setExpectedInstances(Integer expectedInstances) {
+        public void setExpectedInstances(@Nullable Integer expectedInstances) {
             this.expectedInstances = expectedInstances;
         }
 

@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -19,6 +20,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConfiguration;
@@ -45,16 +47,17 @@ final class LimiterRedisConnection implements DisposableBean {
 
     private static final Log logger = LogFactory.getLog(LimiterRedisConnection.class);
 
-    private final LettuceConnectionFactory own;
+    /** The limiters' own connection; null when the application's is not Lettuce's, which is then used as it is. */
+    private final @Nullable LettuceConnectionFactory own;
 
     /**
      * Times the limiters' commands out. Lettuce's default timer ticks every 100 ms, so a timeout
      * fired up to 100 ms late; this one ticks every 10 ms. Null when not Lettuce.
      */
-    private final HashedWheelTimer timer;
+    private final @Nullable HashedWheelTimer timer;
 
     /** Client resources made here because the application gave none; null otherwise (those are shared, not ours to shut down). */
-    private ClientResources ownResources;
+    private @Nullable ClientResources ownResources;
 
     private static final long TIMER_TICK_MILLIS = 10;
 
@@ -66,12 +69,12 @@ final class LimiterRedisConnection implements DisposableBean {
     private static final long TOPOLOGY_RELOAD_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** The last reload of the cluster topology, so that reloads never pile up. */
-    private CompletableFuture<Void> topologyReload;
+    private @Nullable CompletableFuture<Void> topologyReload;
 
     private long topologyReloadStarted = System.nanoTime() - TOPOLOGY_RELOAD_INTERVAL_NANOS;
 
     /** Null without Lettuce or without Reactor. */
-    private final ReactiveStringRedisTemplate reactiveTemplate;
+    private final @Nullable ReactiveStringRedisTemplate reactiveTemplate;
 
     LimiterRedisConnection(RedisConnectionFactory application, Duration timeout, Duration connectTimeout) {
         this(application, timeout, connectTimeout, List.of());
@@ -102,7 +105,7 @@ final class LimiterRedisConnection implements DisposableBean {
     }
 
     /** The client configuration of the limiters' own connection; null when not Lettuce. */
-    LettuceClientConfiguration clientConfiguration() {
+    @Nullable LettuceClientConfiguration clientConfiguration() {
         return (own != null) ? own.getClientConfiguration() : null;
     }
 
@@ -111,16 +114,16 @@ final class LimiterRedisConnection implements DisposableBean {
     }
 
     /** Reactive operations on the same connection, or null when there are none (not Lettuce, or no Reactor). */
-    ReactiveRedisOperations<String, String> reactiveTemplate() {
+    @Nullable ReactiveRedisOperations<String, String> reactiveTemplate() {
         return reactiveTemplate;
     }
 
     private static RedisConfiguration configuration(LettuceConnectionFactory application) {
         if (application.isClusterAware()) {
-            return application.getClusterConfiguration();
+            return Objects.requireNonNull(application.getClusterConfiguration(), "a cluster-aware factory has a cluster configuration");
         }
         if (application.isRedisSentinelAware()) {
-            return application.getSentinelConfiguration();
+            return Objects.requireNonNull(application.getSentinelConfiguration(), "a sentinel-aware factory has a sentinel configuration");
         }
         if (application.getSocketConfiguration() != null) {
             return application.getSocketConfiguration();
@@ -229,6 +232,9 @@ final class LimiterRedisConnection implements DisposableBean {
             if (ownResources != null) {
                 ownResources.shutdown(0, 2, TimeUnit.SECONDS);
             }
+        }
+        // Made with the own connection, and stopped once it is gone.
+        if (timer != null) {
             timer.stop();
         }
     }

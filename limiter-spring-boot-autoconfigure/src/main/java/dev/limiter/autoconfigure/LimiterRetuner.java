@@ -214,16 +214,18 @@ public final class LimiterRetuner {
             defined = definitions.define(next);
         }
         catch (MutuallyExclusiveConfigurationPropertiesException ex) {
-            throw new LimiterConfigurationException(String.join(", ", ex.getConfiguredNames()), "set together", ex.getMessage(),
+            throw new LimiterConfigurationException(String.join(", ", ex.getConfiguredNames()), "set together", String.valueOf(ex.getMessage()),
                     "Keep either limits or limit, window and burst");
         }
-        List<String> added = new ArrayList<>();
-        defined.keySet().stream().filter((name) -> registry.find(name).isEmpty()).forEach((name) -> {
-            try {
-                added.add(RateLimiterFactory.checkName(name));
-            }
-            catch (IllegalArgumentException ex) {
-                throw new LimiterConfigurationException(LIMITERS + name, name, ex.getMessage(), "Rename the limiter");
+        Map<String, Definition> added = new LinkedHashMap<>();
+        defined.forEach((name, definition) -> {
+            if (registry.find(name).isEmpty()) {
+                try {
+                    added.put(RateLimiterFactory.checkName(name), definition);
+                }
+                catch (IllegalArgumentException ex) {
+                    throw new LimiterConfigurationException(LIMITERS + name, name, String.valueOf(ex.getMessage()), "Rename the limiter");
+                }
             }
         });
         List<Retuning> changes = new ArrayList<>();
@@ -237,9 +239,7 @@ public final class LimiterRetuner {
                     }
                 }
             }
-            for (String name : added) {
-                definitions.register(name, defined.get(name));
-            }
+            added.forEach(definitions::register);
         }
         catch (RuntimeException ex) {
             // A limiter that cannot be retuned (one an application made itself): the others go back.
@@ -253,9 +253,7 @@ public final class LimiterRetuner {
             logger.info("Limiter '" + change.limiter() + "' retuned from " + change.previous() + " to " + change.current() + ": "
                     + change.state());
         }
-        for (String name : added) {
-            logger.info("Limiter '" + name + "' added while running: " + defined.get(name).config());
-        }
+        added.forEach((name, definition) -> logger.info("Limiter '" + name + "' added while running: " + definition.config()));
         return changes;
     }
 

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 
 import dev.limiter.spring.RateLimited;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.generate.GenerationContext;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.RuntimeHints;
@@ -24,12 +25,12 @@ import org.springframework.util.ReflectionUtils;
 final class LimiterRuntimeHints implements RuntimeHintsRegistrar, BeanRegistrationAotProcessor {
 
     @Override
-    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         hints.resources().registerPattern("dev/limiter/algorithm/*.lua").registerPattern("dev/limiter/redis/*.lua");
     }
 
     @Override
-    public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
+    public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
         Class<?> type = ClassUtils.getUserClass(bean.getBeanClass());
         if (!hasRateLimitedMethods(type)) {
             return null;

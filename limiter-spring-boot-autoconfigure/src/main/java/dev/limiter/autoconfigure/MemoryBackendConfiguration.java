@@ -7,6 +7,7 @@ import dev.limiter.autoconfigure.LimiterProperties.Backend;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -28,7 +29,7 @@ class MemoryBackendConfiguration {
     }
 
     /** The in-memory limiters as configured, for the memory backend or the local failure policy. */
-    static InMemoryRateLimiterFactory.Builder inMemory(LimiterProperties properties, LimiterClock clock) {
+    static InMemoryRateLimiterFactory.Builder inMemory(LimiterProperties properties, @Nullable LimiterClock clock) {
         long maxKeys = properties.getMemory().getMaxKeys();
         if (maxKeys < 1) {
             throw new LimiterConfigurationException("limiter.memory.max-keys", maxKeys, "At least one key must fit in memory",

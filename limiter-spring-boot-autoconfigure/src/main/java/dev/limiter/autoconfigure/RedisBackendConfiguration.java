@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.ReactiveRedisOperations;
 
 /**
  * Limiters sharing their state through Redis, when a {@link RedisConnectionFactory} exists and
@@ -57,16 +58,17 @@ class RedisBackendConfiguration {
             builder.keyPrefix(properties.getKeyPrefix());
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException("limiter.key-prefix", properties.getKeyPrefix(), ex.getMessage(),
+            throw new LimiterConfigurationException("limiter.key-prefix", properties.getKeyPrefix(), String.valueOf(ex.getMessage()),
                     "Choose a prefix such as 'limiter' or 'myapp:limiter'");
         }
         LimiterClock explicitClock = clock.getIfAvailable();
         if (explicitClock != null) {
             builder.clock(explicitClock);
         }
-        if (connection.reactiveTemplate() != null) {
+        ReactiveRedisOperations<String, String> reactive = connection.reactiveTemplate();
+        if (reactive != null) {
             // Methods returning Mono, Flux or CompletionStage are then decided without blocking a thread.
-            builder.reactiveRedis(connection.reactiveTemplate());
+            builder.reactiveRedis(reactive);
         }
         // After a cluster master dies, each failed probe makes the client look for the promoted replica.
         builder.listener(CompositeDecisionListener.of(listeners.orderedStream().toList()))

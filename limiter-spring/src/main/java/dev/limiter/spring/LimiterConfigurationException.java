@@ -1,5 +1,7 @@
 package dev.limiter.spring;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A rate limiter configuration that cannot work, found at startup. Says where the bad value is
  * (a property or an annotation attribute), what it is, and how to fix it.
@@ -16,11 +18,11 @@ public class LimiterConfigurationException extends RuntimeException {
 
     /**
      * @param where the property or annotation attribute holding the bad value
-     * @param value the bad value, as written
+     * @param value the bad value, as written; null for one removed or not set
      * @param problem what is wrong with it
      * @param action how to fix it
      */
-    public LimiterConfigurationException(String where, Object value, String problem, String action) {
+    public LimiterConfigurationException(String where, @Nullable Object value, String problem, String action) {
         super(problem + " (" + where + " = " + value + "). " + action);
         this.where = where;
         this.value = String.valueOf(value);

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 import dev.limiter.Algorithm;
@@ -52,15 +53,15 @@ public final class LimitersEndpoint {
     private final LimiterDefinitions definitions;
 
     /** The Redis backend; null for the memory backend. */
-    private final RedisRateLimiterFactory redis;
+    private final @Nullable RedisRateLimiterFactory redis;
 
     /** Where the properties come from; null when unknown. */
-    private final Environment environment;
+    private final @Nullable Environment environment;
 
     private final LimiterRetuner retuner;
 
-    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, RedisRateLimiterFactory redis,
-            Environment environment, LimiterRetuner retuner) {
+    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, @Nullable RedisRateLimiterFactory redis,
+            @Nullable Environment environment, LimiterRetuner retuner) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
@@ -85,7 +86,7 @@ public final class LimitersEndpoint {
 
     /** One limiter; 404 when there is none of that name. */
     @ReadOperation
-    public LimiterDescriptor limiter(@Selector String name) {
+    public @Nullable LimiterDescriptor limiter(@Selector String name) {
         return describe(name);
     }
 
@@ -94,17 +95,17 @@ public final class LimitersEndpoint {
      * limiter, and for one with plans (ask for a plan's).
      */
     @ReadOperation
-    public QuotaDescriptor quota(@Selector String name, @Selector String key) {
+    public @Nullable QuotaDescriptor quota(@Selector String name, @Selector String key) {
         return registry.find(name).map((limiter) -> quota(name, null, limiter, key)).orElse(null);
     }
 
     /** The quota of {@code key} under plan {@code plan} of limiter {@code name}, without taking a permit; 404 for an unknown plan. */
     @ReadOperation
-    public QuotaDescriptor planQuota(@Selector String name, @Selector String plan, @Selector String key) {
+    public @Nullable QuotaDescriptor planQuota(@Selector String name, @Selector String plan, @Selector String key) {
         return registry.find(name, plan).map((limiter) -> quota(name, plan, limiter, key)).orElse(null);
     }
 
-    private static QuotaDescriptor quota(String name, String plan, RateLimiter limiter, String key) {
+    private static QuotaDescriptor quota(String name, @Nullable String plan, RateLimiter limiter, String key) {
         Quota quota = limiter.quota(key);
         return new QuotaDescriptor(name, plan, key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
                 quota.source().tag());
@@ -128,7 +129,8 @@ public final class LimitersEndpoint {
         return reset(name, plan, registry.find(name, plan).map(List::of).orElse(List.of()), key);
     }
 
-    private static WebEndpointResponse<ResetDescriptor> reset(String name, String plan, Collection<RateLimiter> limiters, String key) {
+    private static WebEndpointResponse<ResetDescriptor> reset(String name, @Nullable String plan, Collection<RateLimiter> limiters,
+            String key) {
         if (limiters.isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
@@ -157,7 +159,7 @@ public final class LimitersEndpoint {
             @Nullable String maxWait, @Nullable String onRedisFailure, @Nullable String onRetune) {
         if (registry.find(name).isEmpty()) {
             if (!registry.plans(name).isEmpty()) {
-                return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, describe(name), null, null,
+                return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, registered(name), null, null,
                         new RefusalDescriptor("limiter.limiters." + name + ".plans", null, "Limiter '" + name + "' has plans, which are "
                                 + "fixed at startup: each method picks among the plans it was given", "Restart the application to change them")),
                         WebEndpointResponse.STATUS_BAD_REQUEST);
@@ -177,17 +179,17 @@ public final class LimitersEndpoint {
         try {
             Retuning retuning = retuner.retune(name, values);
             return new WebEndpointResponse<>(new RetuneDescriptor(name, retuning.changed(), retuning.previous().toString(),
-                    describe(name), retuning.stateKept(), retuning.state(), null));
+                    registered(name), retuning.stateKept(), retuning.state(), null));
         }
         catch (LimiterConfigurationException ex) {
-            return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, describe(name), null, null,
+            return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, registered(name), null, null,
                     new RefusalDescriptor(ex.getWhere(), ex.getValue(), ex.getProblem(), ex.getAction())),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
     }
 
     /** The limiter of that name, with or without plans; null when there is none. */
-    private LimiterDescriptor describe(String name) {
+    private @Nullable LimiterDescriptor describe(String name) {
         RateLimiter limiter = registry.find(name).orElse(null);
         Map<String, RateLimiter> plans = registry.plans(name);
         if (limiter == null && plans.isEmpty()) {
@@ -212,6 +214,11 @@ public final class LimitersEndpoint {
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
                 config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins(sources), definitions.sites(name), described,
                 (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name));
+    }
+
+    /** The limiter of that name, known to be registered (or to have plans). */
+    private LimiterDescriptor registered(String name) {
+        return Objects.requireNonNull(describe(name), () -> "Limiter '" + name + "' is registered");
     }
 
     private static List<LimitDescriptor> limits(RateLimiterConfig config) {
@@ -244,7 +251,7 @@ public final class LimitersEndpoint {
         return origins;
     }
 
-    private static Origin origin(Iterable<ConfigurationPropertySource> propertySources, String property) {
+    private static @Nullable Origin origin(Iterable<ConfigurationPropertySource> propertySources, String property) {
         if (!property.startsWith("limiter.") || !ConfigurationPropertyName.isValid(property)) {
             return null;
         }
@@ -262,7 +269,7 @@ public final class LimitersEndpoint {
      * All limiters, and the backend they keep their state in ({@code redis} or {@code memory}); for
      * Redis, its state.
      */
-    public record LimitersDescriptor(String backend, RedisDescriptor redis, Map<String, LimiterDescriptor> limiters) {
+    public record LimitersDescriptor(String backend, @Nullable RedisDescriptor redis, Map<String, LimiterDescriptor> limiters) {
     }
 
     /**
@@ -279,9 +286,9 @@ public final class LimitersEndpoint {
      * those of each plan ({@code plans}, null for a limiter without plans), and perhaps a default plan;
      * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets).
      */
-    public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, Integer subWindows, String maxWait,
-            String onRedisFailure, String onRetune, boolean shadow, Map<String, String> sources, Map<String, String> origins,
-            List<String> usedBy, Map<String, PlanDescriptor> plans, String defaultPlan, int unlimitedKeys) {
+    public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, @Nullable Integer subWindows, @Nullable String maxWait,
+            @Nullable String onRedisFailure, String onRetune, boolean shadow, Map<String, String> sources, Map<String, String> origins,
+            List<String> usedBy, @Nullable Map<String, PlanDescriptor> plans, @Nullable String defaultPlan, int unlimitedKeys) {
     }
 
     /** One plan of a limiter: its limits, or none when it is unlimited. */
@@ -293,29 +300,31 @@ public final class LimitersEndpoint {
      * and what became of the keys' state ({@code state} says why keys start fresh, such as a change of
      * windows with on-retune keep); when refused, why, and {@code current} is the limiter still in force.
      */
-    public record RetuneDescriptor(String limiter, boolean changed, String previous, LimiterDescriptor current, Boolean stateKept,
-            String state, RefusalDescriptor refused) {
+    public record RetuneDescriptor(String limiter, boolean changed, @Nullable String previous, LimiterDescriptor current,
+            @Nullable Boolean stateKept, @Nullable String state, @Nullable RefusalDescriptor refused) {
     }
 
     /** A refused value: the property, the value, what is wrong with it and what to do, as startup reports it. */
-    public record RefusalDescriptor(String property, String value, String problem, String action) {
+    public record RefusalDescriptor(String property, @Nullable String value, String problem, String action) {
     }
 
     /** One limit: permits per window, and the burst of a bucket algorithm. */
-    public record LimitDescriptor(long limit, String window, Long burst) {
+    public record LimitDescriptor(long limit, String window, @Nullable Long burst) {
     }
 
     /**
      * What a reset did: whether the key was reset (in {@code plan}, or in every plan when null), and
      * whether it had state to clear (false: it was idle already); when not reset, why.
      */
-    public record ResetDescriptor(String limiter, String plan, String key, boolean reset, Boolean hadState, String error) {
+    public record ResetDescriptor(String limiter, @Nullable String plan, String key, boolean reset, @Nullable Boolean hadState,
+            @Nullable String error) {
     }
 
     /**
      * The quota of one key, under {@code plan} (null for a limiter without plans); {@code source} is
      * what answered (redis, memory, local-fallback, failure-policy).
      */
-    public record QuotaDescriptor(String limiter, String plan, String key, long limit, long remaining, String resetAfter, String source) {
+    public record QuotaDescriptor(String limiter, @Nullable String plan, String key, long limit, long remaining, String resetAfter,
+            String source) {
     }
 }
