@@ -31,8 +31,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 /**
  * Runs every benchmark of the issue in one go, on one Redis started for the run, and prints the
  * results as Markdown: JMH runs of Limiter and its peers, then {@code redis-benchmark} on the same
- * scripts. Options: {@code --quick} (short iterations, to check that everything runs),
- * {@code --only REGEX} (runs whose id matches, such as {@code limiter-api/token-bucket}),
+ * scripts, and those scripts' cost in Redis next to lean scripts of their families. Options:
+ * {@code --quick} (short iterations, to check that everything runs), {@code --only REGEX} (runs whose
+ * id matches, such as {@code limiter-api/token-bucket}, {@code ceiling/gcra} or {@code script-cost}),
  * {@code --out FILE} (where the Markdown goes besides standard output).
  */
 public final class BenchmarkRun {
@@ -42,12 +43,15 @@ public final class BenchmarkRun {
      * little CPU: after 1.5 s of warmup the first measured second still ran at 60-80% of the speed
      * reached later, so contended runs warm up longer.
      */
-    record Timing(Duration warmup, Duration contendedWarmup, Duration measurement, double ceilingSeconds) {
+    record Timing(Duration warmup, Duration contendedWarmup, Duration measurement, double ceilingSeconds, int scriptCostRounds) {
 
-        /** About 7-11 s per JMH run with the forked JVM's start (108 runs), about 20 minutes in all. */
-        static final Timing FULL = new Timing(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(3), 1.5);
+        /**
+         * About 7-11 s per JMH run with the forked JVM's start (108 runs), about 20 minutes in all; the
+         * script costs (12 pairs of scripts, three rounds each) about 2 minutes more.
+         */
+        static final Timing FULL = new Timing(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(3), 1.5, 3);
 
-        static final Timing QUICK = new Timing(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(1), 0.5);
+        static final Timing QUICK = new Timing(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(1), 0.5, 1);
 
         /** Warmup of a run with this many threads. */
         Duration warmup(int threads) {
@@ -125,6 +129,21 @@ public final class BenchmarkRun {
                         }
                     }
                 }
+                ScriptCost cost = new ScriptCost(ceiling, timing.scriptCostRounds());
+                double loadBeforeCost = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+                for (Algorithm algorithm : Algorithm.values()) {
+                    for (Workload workload : ScriptCost.WORKLOADS) {
+                        String id = ScriptCost.id(algorithm, workload);
+                        if (only != null && !only.matcher(id).find()) {
+                            continue;
+                        }
+                        ScriptCost.Result result = cost.measure(algorithm, workload);
+                        results.putScriptCost(algorithm, workload, result);
+                        System.err.printf(Locale.ROOT, "%-55s Limiter %6.2f us, lean %6.2f us per call in Redis: %.2fx%n", id,
+                                result.limiterUsec(), result.leanUsec(), result.ratio());
+                    }
+                }
+                results.scriptCostLoad(loadBeforeCost, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             }
             Files.deleteIfExists(tally);
             Duration took = Duration.ofNanos(System.nanoTime() - started);

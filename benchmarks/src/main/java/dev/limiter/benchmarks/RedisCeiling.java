@@ -76,13 +76,22 @@ final class RedisCeiling {
         }
     }
 
-    /** Runs the script for about the configured time over {@code connections} connections. */
+    /** Runs the script of {@code algorithm} for about the configured time over {@code connections} connections. */
     Result run(Algorithm algorithm, Workload workload, int connections) {
-        ScriptCall call = scriptCall(algorithm, workload);
+        return run(scriptCall(algorithm, workload), workload, connections);
+    }
+
+    /**
+     * Runs {@code call} (any script: Limiter's, or a lean reference) for about the configured time over
+     * {@code connections} connections, on an empty Redis; Redis' time per call is of this run alone.
+     */
+    Result run(ScriptCall call, Workload workload, int connections) {
         String loaded = redis.scriptLoad(call.source());
         if (!loaded.equals(call.sha1())) {
-            throw new IllegalStateException("Redis computed SHA1 " + loaded + " for the script, Limiter " + call.sha1());
+            throw new IllegalStateException("Redis computed SHA1 " + loaded + " for the script, the call names " + call.sha1());
         }
+        // Another script may have left a key of another type under the same name.
+        redis.flushAll();
         // A short run finds the rate, so that the measured run lasts about the configured time.
         double rough = benchmark(call, workload, connections, Math.max(2_000, connections * 100)).perSecond();
         long requests = Math.max(5_000, (long) (rough * seconds));

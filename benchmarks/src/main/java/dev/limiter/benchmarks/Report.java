@@ -60,6 +60,7 @@ final class Report {
         redisThroughput();
         admitted();
         ceiling();
+        scriptCost();
         denyCache();
         inProcess();
         return out.toString();
@@ -160,6 +161,22 @@ final class Report {
                 (worstScript == null) ? "not measured"
                         : String.format(Locale.ROOT, "highest: **%.2fx** (%s)", worstCost, worstScript),
                 worstCost <= 2);
+
+        double worstLean = Double.NaN;
+        String worstLeanCase = null;
+        for (Workload workload : ScriptCost.WORKLOADS) {
+            for (Algorithm algorithm : Algorithm.values()) {
+                ScriptCost.Result cost = results.scriptCost(algorithm, workload);
+                if (cost != null && (worstLeanCase == null || cost.ratio() > worstLean)) {
+                    worstLean = cost.ratio();
+                    worstLeanCase = algorithm.configName() + ", " + label(workload);
+                }
+            }
+        }
+        target("Each script ≤ " + ScriptCost.TARGET + "x the Redis µs per call of its family's lean script (hot key and 100,000 keys, one limit)",
+                (worstLeanCase == null) ? "not measured"
+                        : String.format(Locale.ROOT, "highest: **%.2fx** (%s); all in the script cost table", worstLean, worstLeanCase),
+                worstLean <= ScriptCost.TARGET);
 
         {
             double worstExcess = Double.NaN;
@@ -277,6 +294,51 @@ final class Report {
             }
         }
         line();
+    }
+
+    private void scriptCost() {
+        boolean any = false;
+        for (Algorithm algorithm : Algorithm.values()) {
+            for (Workload workload : ScriptCost.WORKLOADS) {
+                any |= results.scriptCost(algorithm, workload) != null;
+            }
+        }
+        if (!any) {
+            return;
+        }
+        line("## Script cost: Limiter's scripts against lean ones");
+        line();
+        line("µs per call in Redis (`usec_per_call` of EVALSHA, INFO commandstats after CONFIG RESETSTAT, each script alone) of "
+                + "Limiter's script and of the lean script of its family (`benchmarks/src/main/resources/dev/limiter/benchmarks/lean/`: "
+                + "floating point, one limit, the fewest commands), both through `redis-benchmark` with %d unpipelined connections on "
+                + "the same key and limit, one after the other, %d round(s) each: the median, then every round. Load average %.1f "
+                + "before, %.1f after. Target: at most %.1fx.", ScriptCost.CONNECTIONS, timing.scriptCostRounds(),
+                results.scriptCostLoadBefore(), results.scriptCostLoadAfter(), ScriptCost.TARGET);
+        line();
+        line("| algorithm | workload | Limiter µs/call | rounds | lean µs/call | rounds | ratio | Limiter calls/s | lean calls/s | ≤ %.1fx |",
+                ScriptCost.TARGET);
+        line("|---|---|---|---|---|---|---|---|---|---|");
+        for (Workload workload : ScriptCost.WORKLOADS) {
+            for (Algorithm algorithm : Algorithm.values()) {
+                ScriptCost.Result cost = results.scriptCost(algorithm, workload);
+                if (cost == null) {
+                    continue;
+                }
+                row(List.of(algorithm.configName(), label(workload), String.format(Locale.ROOT, "%.2f", cost.limiterUsec()),
+                        micros(cost.limiterRounds()), String.format(Locale.ROOT, "%.2f", cost.leanUsec()), micros(cost.leanRounds()),
+                        ratio(cost.ratio()), count(cost.limiterPerSecond()), count(cost.leanPerSecond()),
+                        (cost.ratio() <= ScriptCost.TARGET) ? "met" : "**missed**"));
+            }
+        }
+        line();
+    }
+
+    private static String micros(double[] values) {
+        List<String> each = new ArrayList<>();
+        for (double value : values) {
+            each.add(String.format(Locale.ROOT, "%.2f", value));
+        }
+        return String.join(", ", each);
     }
 
     private void denyCache() {

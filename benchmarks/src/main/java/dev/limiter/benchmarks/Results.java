@@ -57,6 +57,12 @@ final class Results {
 
     private final Map<String, RedisCeiling.Result> ceilings = new HashMap<>();
 
+    private final Map<String, ScriptCost.Result> scriptCosts = new HashMap<>();
+
+    private double scriptCostLoadBefore = Double.NaN;
+
+    private double scriptCostLoadAfter = Double.NaN;
+
     void put(Plan.Run run, double perSecond, Counted counted) {
         entries.put(run.id(), new Entry(run, perSecond, counted, null));
     }
@@ -67,6 +73,29 @@ final class Results {
 
     void putCeiling(Algorithm algorithm, Workload workload, int connections, RedisCeiling.Result result) {
         ceilings.put(algorithm + "/" + workload + "/" + connections, result);
+    }
+
+    void putScriptCost(Algorithm algorithm, Workload workload, ScriptCost.Result result) {
+        scriptCosts.put(algorithm + "/" + workload, result);
+    }
+
+    /** Limiter's script against its lean reference, or null if not measured. */
+    ScriptCost.Result scriptCost(Algorithm algorithm, Workload workload) {
+        return scriptCosts.get(algorithm + "/" + workload);
+    }
+
+    /** The machine's load average around the script costs. */
+    void scriptCostLoad(double before, double after) {
+        scriptCostLoadBefore = before;
+        scriptCostLoadAfter = after;
+    }
+
+    double scriptCostLoadBefore() {
+        return scriptCostLoadBefore;
+    }
+
+    double scriptCostLoadAfter() {
+        return scriptCostLoadAfter;
     }
 
     /** The run, or null if it was not run. */
