@@ -32,9 +32,22 @@ final class Exact {
 
     /**
      * floor(a * b / m) and (a * b) mod m for 0 <= a < 2^35, 0 <= b < 2^46, 0 < m < 2^46, with the
-     * quotient below 2^53; a * b itself may exceed a long. Same digits, same order as the script.
+     * quotient below 2^53; a * b itself may exceed a long. Both answers are exact, so they are the
+     * script's bit for bit: like the script, one division when the product is small enough (here:
+     * when it fits in a long, the usual case), else the script's long multiplication.
      */
     static QR mulDivMod(long a, long b, long m) {
+        if (Math.multiplyHigh(a, b) == 0) {
+            long product = a * b;
+            if (product >= 0) {
+                return new QR(product / m, product % m);
+            }
+        }
+        return mulDivModByDigits(a, b, m);
+    }
+
+    /** {@link #mulDivMod} by 7-bit digits of {@code a}, as the script does when a * b reaches 2^52. */
+    static QR mulDivModByDigits(long a, long b, long m) {
         long bq = b / m;
         long br = b % m;
         long q = 0;
