@@ -626,7 +626,6 @@ public class LimiterProperties {
 
     }
 
-    /** HTTP header fields announcing limits to clients. */
     /**
      * Rejections Redis gave, remembered in this instance until their retry-after, so that a flood on
      * a key over its limit does not reach Redis with every request.
@@ -660,6 +659,7 @@ public class LimiterProperties {
 
     }
 
+    /** HTTP header fields announcing limits to clients. */
     public static class Headers {
 
         /**

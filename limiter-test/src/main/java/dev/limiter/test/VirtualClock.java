@@ -11,7 +11,10 @@ import dev.limiter.LimiterClock;
  */
 public final class VirtualClock implements LimiterClock {
 
-    /** A start on a whole hour of the epoch, so that epoch-aligned windows begin with it. */
+    /**
+     * A fixed start: 1,700,000,000 s after the epoch, which is 20 s into a minute (not on a window
+     * boundary); a test that needs a window to begin with it advances to the boundary first.
+     */
     public static final long EPOCH_ALIGNED_START = 1_700_000_000_000_000L;
 
     private final AtomicLong micros;
