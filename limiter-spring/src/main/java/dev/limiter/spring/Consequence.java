@@ -39,12 +39,22 @@ record Consequence(Step step, Outcome outcome, Decision decision) {
             boolean waits = !decision.waitFor().isZero() && !method.shadow();
             return new Consequence(waits ? Step.AWAIT_TURN : Step.PROCEED, Outcome.ALLOWED, decision);
         }
-        if (method.shadow()) {
+        Outcome outcome = rejectedAs(method.shadow(), method.hasFallback());
+        return switch (outcome) {
             // Shadow mode changes nothing for the caller.
-            return new Consequence(Step.PROCEED, Outcome.SHADOW_REJECTED, decision);
-        }
-        return method.hasFallback() ? new Consequence(Step.FALL_BACK, Outcome.FALLBACK, decision)
-                : new Consequence(Step.FAIL, Outcome.REJECTED, decision);
+            case SHADOW_REJECTED -> new Consequence(Step.PROCEED, outcome, decision);
+            case FALLBACK -> new Consequence(Step.FALL_BACK, outcome, decision);
+            default -> new Consequence(Step.FAIL, outcome, decision);
+        };
+    }
+
+    /**
+     * What becomes of a rejected call: it proceeds in shadow mode, else a fallback answers it, else it
+     * is rejected. The limiter deciding reports its rejections so ({@link dev.limiter.RateLimiter#reportingRejectionsAs}),
+     * so its metrics and the consequence always agree.
+     */
+    static Outcome rejectedAs(boolean shadow, boolean hasFallback) {
+        return shadow ? Outcome.SHADOW_REJECTED : hasFallback ? Outcome.FALLBACK : Outcome.REJECTED;
     }
 
     /** How long an {@link Step#AWAIT_TURN} call waits before it proceeds. */

@@ -7,7 +7,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import dev.limiter.Outcome;
 import dev.limiter.RateLimiter;
 
 import org.jspecify.annotations.Nullable;
@@ -88,7 +87,7 @@ final class LimitedRule implements Limited {
         this.limiter = SingletonSupplier.of(limiter);
         // A rule has no fallback: a rejection fails the request, or proceeds in shadow mode.
         this.deciding = SingletonSupplier.of(() -> this.limiter.get()
-            .reportingRejectionsAs(this.shadow ? Outcome.SHADOW_REJECTED : Outcome.REJECTED));
+            .reportingRejectionsAs(Consequence.rejectedAs(this.shadow, false)));
     }
 
     /**

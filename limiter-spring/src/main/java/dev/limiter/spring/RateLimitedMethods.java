@@ -223,7 +223,7 @@ public final class RateLimitedMethods {
         boolean shadow = limiters.shadow(annotation);
         FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
         // Each call is heard once, from its limiter: rejections as what becomes of them here.
-        Outcome rejectedAs = shadow ? Outcome.SHADOW_REJECTED : (fallback != null) ? Outcome.FALLBACK : Outcome.REJECTED;
+        Outcome rejectedAs = Consequence.rejectedAs(shadow, fallback != null);
         CallLimits limits = limits(annotation, site, specific, targetClass, requestVariables, rejectedAs);
         return new LimitedMethod(limits, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
                 requestVariables, keyResolver, resolverName);
