@@ -71,9 +71,12 @@ final class CallLimit {
 
     /** The RateLimit header fields of the limits, as the limiter is tuned now; null when unlimited, which announces none. */
     @Nullable RateLimitHeaderFields headerFields() {
-        RateLimitHeaderFields fields = headerFields;
-        if (fields != null && limiter != null && !fields.isCurrent(limiter)) {
-            fields = RateLimitHeaderFields.of(limiter);
+        if (limiter == null) {
+            return null;
+        }
+        RateLimitHeaderFields known = headerFields;
+        RateLimitHeaderFields fields = RateLimitHeaderFields.current(known, limiter);
+        if (fields != known) {
             headerFields = fields;
         }
         return fields;

@@ -301,10 +301,9 @@ final class LimitedRule implements Limited {
     }
 
     RateLimitHeaderFields headerFields() {
-        RateLimitHeaderFields fields = headerFields;
-        RateLimiter limiter = this.limiter.get();
-        if (fields == null || !fields.isCurrent(limiter)) {
-            fields = RateLimitHeaderFields.of(limiter);
+        RateLimitHeaderFields known = headerFields;
+        RateLimitHeaderFields fields = RateLimitHeaderFields.current(known, this.limiter.get());
+        if (fields != known) {
             headerFields = fields;
         }
         return fields;

@@ -10,6 +10,8 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The IETF {@code RateLimit-Policy} and {@code RateLimit} header fields of one limiter
  * (draft-ietf-httpapi-ratelimit-headers, structured-field syntax), such as
@@ -77,6 +79,14 @@ public final class RateLimitHeaderFields {
      */
     public boolean isCurrent(RateLimiter limiter) {
         return limiter.config() == config;
+    }
+
+    /**
+     * The fields of {@code limiter} as it decides now: {@code fields} when they still describe it, else
+     * new ones (none made yet, or the limiter was retuned since).
+     */
+    public static RateLimitHeaderFields current(@Nullable RateLimitHeaderFields fields, RateLimiter limiter) {
+        return (fields != null && fields.isCurrent(limiter)) ? fields : of(limiter);
     }
 
     /** The value of {@code RateLimit-Policy}: every limit of the limiter. */

@@ -100,11 +100,10 @@ public class RateLimitExceededHandler {
         // Neither names nor plans hold '/'.
         String cacheKey = (plan != null) ? limiterName + "/" + plan : limiterName;
         RateLimitHeaderFields cached = headerFields.get(cacheKey);
-        if (cached != null && cached.isCurrent(limiter)) {
-            return cached;
+        RateLimitHeaderFields fields = RateLimitHeaderFields.current(cached, limiter);
+        if (fields != cached) {
+            headerFields.put(cacheKey, fields);
         }
-        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter);
-        headerFields.put(cacheKey, fields);
         return fields;
     }
 
