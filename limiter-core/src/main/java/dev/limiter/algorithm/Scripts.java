@@ -4,12 +4,18 @@ import dev.limiter.Algorithm;
 
 /**
  * Where the algorithms' Lua scripts lie on the classpath, beside their twins: for backends that run them
- * in Redis. Each script is sent after the shared prelude.
+ * in Redis. Each decision script is sent after {@link #DECISION_PRELUDE}; other scripts after {@link #PRELUDE}.
  */
 public final class Scripts {
 
-    /** The arithmetic and reply every script shares ({@code lib.lua}). */
+    /** The arguments, arithmetic and reply that scripts other than the decisions share ({@code lib.lua}). */
     public static final String PRELUDE = "dev/limiter/algorithm/lib.lua";
+
+    /**
+     * The lean prelude of the decision scripts ({@code decide.lua}): time, arguments and arithmetic only,
+     * no tables or closures, as Redis pays for those on every call (docs/script-costs.md).
+     */
+    public static final String DECISION_PRELUDE = "dev/limiter/algorithm/decide.lua";
 
     private Scripts() {
     }

@@ -1,46 +1,112 @@
 -- fixed-window: at most L permits per window, windows aligned to the epoch (docs/algorithms.md).
--- Twin: dev.limiter.FixedWindow. Follows lib.lua, which parses the arguments.
+-- Twin: dev.limiter.FixedWindow. Follows decide.lua, which reads the time and the arguments.
 --
 -- KEYS[1]  hash: w<i> = index of the window limit i counts, n<i> = permits taken in it
 -- ARGV[4]  unused
+--
+-- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path;
+-- several limits take two passes, decide, then apply-and-report.
+
+local key = KEYS[1]
+local format = string.format
+
+if count == 1 then
+  local limit, window = tonumber(ARGV[5]), tonumber(ARGV[6])
+  local stored = redis.call('HMGET', key, 'w1', 'n1')
+  local index = divmod(now, window)
+  local used = 0
+  local stored_index = tonumber(stored[1])
+  -- A clock that went back stands still in the newer window it counted: nothing is forgotten.
+  if stored_index and stored_index >= index then
+    index, used = stored_index, tonumber(stored[2])
+  end
+  local window_end = (index + 1) * window - now
+  local allowed, wait, violated, retry_after = false, 0, 0, 0
+  if permits == 0 then
+    -- Reads the quota: nothing taken, nothing written.
+  elseif permits > limit then
+    violated, retry_after = 1, -1
+  elseif used + permits <= limit then
+    allowed = true
+  elseif window_end <= max_wait then
+    allowed, wait = true, window_end
+  else
+    violated, retry_after = 1, window_end
+  end
+  if allowed then
+    used = used + permits
+    redis.call('HSET', key, 'w1', format('%d', index), 'n1', format('%d', used))
+    local ms = ceildiv(window_end, 1000)
+    redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+  end
+  local reset = (used > 0) and window_end or 0
+  local remaining = limit - used
+  return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
+end
 
 local fields = {}
-for i = 1, #limits do
-  fields[#fields + 1] = 'w' .. i
-  fields[#fields + 1] = 'n' .. i
+for i = 1, count do
+  fields[2 * i - 1] = 'w' .. i
+  fields[2 * i] = 'n' .. i
 end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+local stored = redis.call('HMGET', key, unpack(fields))
 
-local capacity, retry, index, used, window_end = {}, {}, {}, {}, {}
-for i, l in ipairs(limits) do
-  index[i] = divmod(now, l.window)
-  used[i] = 0
+-- Pass 1: each limit's window; the first limit the cost exceeds, and the longest wait.
+local state = {}
+local over, worst, violated = 0, 0, 0
+for i = 1, count do
+  local limit, window = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
+  local index = divmod(now, window)
+  local used = 0
   local stored_index = tonumber(stored[2 * i - 1])
-  -- A clock that went back stands still in the newer window it counted: nothing is forgotten.
-  if stored_index and stored_index >= index[i] then
-    index[i] = stored_index
-    used[i] = tonumber(stored[2 * i])
+  if stored_index and stored_index >= index then
+    index, used = stored_index, tonumber(stored[2 * i])
   end
-  window_end[i] = (index[i] + 1) * l.window - now
-  capacity[i] = l.limit
-  retry[i] = (used[i] + permits <= l.limit) and 0 or window_end[i]
+  local window_end = (index + 1) * window - now
+  state[4 * i - 3], state[4 * i - 2], state[4 * i - 1], state[4 * i] = limit, index, used, window_end
+  if permits > limit then
+    if over == 0 then
+      over = i
+    end
+  elseif used + permits > limit and window_end > worst then
+    worst, violated = window_end, i
+  end
+end
+local allowed, wait, retry_after = false, 0, 0
+if permits == 0 then
+  violated = 0
+elseif over > 0 then
+  violated, retry_after = over, -1
+elseif worst == 0 then
+  allowed = true
+elseif worst <= max_wait then
+  allowed, wait, violated = true, worst, 0
+else
+  retry_after = worst
 end
 
-local allowed, wait, violated, retry_after = decide(capacity, retry)
-local remaining, reset, values = {}, {}, {}
-for i, l in ipairs(limits) do
+-- Pass 2: apply the decision; the reply's lowest remaining and the resets.
+local values = allowed and {}
+local reported, lowest, reported_reset, reset_after = 0, 0, 0, 0
+for i = 1, count do
+  local limit, index, used, window_end = state[4 * i - 3], state[4 * i - 2], state[4 * i - 1], state[4 * i]
   if allowed then
-    used[i] = used[i] + permits
-    values[#values + 1] = 'w' .. i
-    values[#values + 1] = string.format('%d', index[i])
-    values[#values + 1] = 'n' .. i
-    values[#values + 1] = string.format('%d', used[i])
+    used = used + permits
+    values[4 * i - 3], values[4 * i - 2] = 'w' .. i, format('%d', index)
+    values[4 * i - 1], values[4 * i] = 'n' .. i, format('%d', used)
   end
-  remaining[i] = l.limit - used[i]
-  reset[i] = (used[i] > 0) and window_end[i] or 0
+  local remaining = limit - used
+  local reset = (used > 0) and window_end or 0
+  if reported == 0 or remaining < lowest then
+    reported, lowest, reported_reset = i, remaining, reset
+  end
+  if reset > reset_after then
+    reset_after = reset
+  end
 end
 if allowed then
-  redis.call('HSET', KEYS[1], unpack(values))
-  expire(reset)
+  redis.call('HSET', key, unpack(values))
+  local ms = ceildiv(reset_after, 1000)
+  redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
 end
-return reply(allowed, wait, violated, retry_after, remaining, reset)
+return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0, reset_after, retry_after, violated, wait, reported_reset}

@@ -1,64 +1,147 @@
 -- leaky-bucket: capacity B whose level drains continuously at L/W per microsecond (docs/algorithms.md).
--- Twin: dev.limiter.LeakyBucket. Follows lib.lua, which parses the arguments.
+-- Twin: dev.limiter.LeakyBucket. Follows decide.lua, which reads the time and the arguments.
 --
 -- KEYS[1]  hash: v<i> = whole permits in limit i's bucket, f<i> = the fraction over W (0 <= f < W),
 --          so the level is v + f/W (above B: debt taken by waiting callers); t = time of the last
 --          change. An absent key is an empty bucket.
 -- ARGV[4]  unused
+--
+-- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path;
+-- several limits take two passes, drain-and-decide, then apply-and-report.
 
 -- ceil(((v - k) * W + f) / L): microseconds until the level is down to k (0 if it is).
-local function time_to(k, v, f, l)
+local function time_to(k, v, f, limit, window)
   if v < k then
     return 0
   end
-  local q, r = muldivmod(v - k, l.window, l.limit)
-  return q + ceildiv(r + f, l.limit)
+  local q, r = muldivmod(v - k, window, limit)
+  return q + ceildiv(r + f, limit)
+end
+
+local key = KEYS[1]
+local format = string.format
+
+if count == 1 then
+  local limit, window, burst = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+  local stored = redis.call('HMGET', key, 't', 'v1', 'f1')
+  local last = tonumber(stored[1]) or now
+  local elapsed = (now > last) and (now - last) or 0
+  local v, f = tonumber(stored[2]), tonumber(stored[3])
+  -- Microseconds until the bucket is empty: before draining, and (the same less elapsed) after it.
+  -- Comparing with it first keeps elapsed, and so the product below, bounded.
+  local reset = (v and f) and time_to(0, v, f, limit, window) or 0
+  if reset > elapsed then
+    -- Drain elapsed * L / W permits, exactly; the level stays above 0, and f - r above -W.
+    local q, r = muldivmod(limit, elapsed, window)
+    v, f = v - q, f - r
+    if f < 0 then
+      v, f = v - 1, f + window
+    end
+    reset = reset - elapsed
+  else
+    v, f, reset = 0, 0, 0
+  end
+  local allowed, wait, violated, retry_after = false, 0, 0, 0
+  if permits == 0 then
+    -- Reads the quota: nothing taken, nothing written.
+  elseif permits > burst then
+    violated, retry_after = 1, -1
+  else
+    local retry = time_to(burst - permits, v, f, limit, window)
+    if retry == 0 then
+      allowed = true
+    elseif retry <= max_wait then
+      allowed, wait = true, retry
+    else
+      violated, retry_after = 1, retry
+    end
+  end
+  if allowed then
+    v = v + permits
+    reset = time_to(0, v, f, limit, window)
+    redis.call('HSET', key, 't', format('%d', (now > last) and now or last), 'v1', format('%d', v), 'f1', format('%d', f))
+    local ms = ceildiv(reset, 1000)
+    redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+  end
+  -- floor(B - v - f/W); below 0 while callers wait.
+  local remaining = burst - v - ((f > 0) and 1 or 0)
+  return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
 end
 
 local fields = {'t'}
-for i = 1, #limits do
-  fields[#fields + 1] = 'v' .. i
-  fields[#fields + 1] = 'f' .. i
+for i = 1, count do
+  fields[2 * i] = 'v' .. i
+  fields[2 * i + 1] = 'f' .. i
 end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+local stored = redis.call('HMGET', key, unpack(fields))
 local last = tonumber(stored[1]) or now
-local elapsed = math.max(0, now - last)
+local elapsed = (now > last) and (now - last) or 0
 
-local capacity, retry, v, f = {}, {}, {}, {}
-for i, l in ipairs(limits) do
-  v[i] = tonumber(stored[2 * i])
-  f[i] = tonumber(stored[2 * i + 1])
-  -- Comparing with the time to empty first keeps elapsed, and so the product below, bounded.
-  if not v[i] or not f[i] or elapsed >= time_to(0, v[i], f[i], l) then
-    v[i], f[i] = 0, 0
+-- Pass 1: drain each limit; the first limit the cost exceeds, and the longest wait.
+local state = {}
+local over, worst, violated = 0, 0, 0
+for i = 1, count do
+  local limit, window, burst = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
+  local v, f = tonumber(stored[2 * i]), tonumber(stored[2 * i + 1])
+  local reset = (v and f) and time_to(0, v, f, limit, window) or 0
+  if reset > elapsed then
+    local q, r = muldivmod(limit, elapsed, window)
+    v, f = v - q, f - r
+    if f < 0 then
+      v, f = v - 1, f + window
+    end
+    reset = reset - elapsed
   else
-    -- Drain elapsed * L / W permits, exactly; the level stays above 0.
-    local q, r = muldivmod(l.limit, elapsed, l.window)
-    local borrow
-    borrow, f[i] = divmod(f[i] - r, l.window)
-    v[i] = v[i] - q + borrow
+    v, f, reset = 0, 0, 0
   end
-  capacity[i] = l.burst
-  -- A cost above the burst is never admitted (decide says so); its retry is not needed.
-  retry[i] = (permits <= l.burst) and time_to(l.burst - permits, v[i], f[i], l) or 0
+  state[6 * i - 5], state[6 * i - 4], state[6 * i - 3] = limit, window, burst
+  state[6 * i - 2], state[6 * i - 1], state[6 * i] = v, f, reset
+  if permits > burst then
+    if over == 0 then
+      over = i
+    end
+  else
+    local retry = time_to(burst - permits, v, f, limit, window)
+    if retry > worst then
+      worst, violated = retry, i
+    end
+  end
+end
+local allowed, wait, retry_after = false, 0, 0
+if permits == 0 then
+  violated = 0
+elseif over > 0 then
+  violated, retry_after = over, -1
+elseif worst == 0 then
+  allowed = true
+elseif worst <= max_wait then
+  allowed, wait, violated = true, worst, 0
+else
+  retry_after = worst
 end
 
-local allowed, wait, violated, retry_after = decide(capacity, retry)
-local remaining, reset, values = {}, {}, {'t', string.format('%d', math.max(now, last))}
-for i, l in ipairs(limits) do
+-- Pass 2: apply the decision; the reply's lowest remaining and the resets.
+local values = allowed and {'t', format('%d', (now > last) and now or last)}
+local reported, lowest, reported_reset, reset_after = 0, 0, 0, 0
+for i = 1, count do
+  local v, f, reset = state[6 * i - 2], state[6 * i - 1], state[6 * i]
   if allowed then
-    v[i] = v[i] + permits
-    values[#values + 1] = 'v' .. i
-    values[#values + 1] = string.format('%d', v[i])
-    values[#values + 1] = 'f' .. i
-    values[#values + 1] = string.format('%d', f[i])
+    v = v + permits
+    reset = time_to(0, v, f, state[6 * i - 5], state[6 * i - 4])
+    values[4 * i - 1], values[4 * i] = 'v' .. i, format('%d', v)
+    values[4 * i + 1], values[4 * i + 2] = 'f' .. i, format('%d', f)
   end
-  -- floor(B - v - f/W); below 0 while callers wait.
-  remaining[i] = l.burst - v[i] - ((f[i] > 0) and 1 or 0)
-  reset[i] = time_to(0, v[i], f[i], l)
+  local remaining = state[6 * i - 3] - v - ((f > 0) and 1 or 0)
+  if reported == 0 or remaining < lowest then
+    reported, lowest, reported_reset = i, remaining, reset
+  end
+  if reset > reset_after then
+    reset_after = reset
+  end
 end
 if allowed then
-  redis.call('HSET', KEYS[1], unpack(values))
-  expire(reset)
+  redis.call('HSET', key, unpack(values))
+  local ms = ceildiv(reset_after, 1000)
+  redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
 end
-return reply(allowed, wait, violated, retry_after, remaining, reset)
+return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0, reset_after, retry_after, violated, wait, reported_reset}

@@ -1,5 +1,7 @@
--- Shared prelude of every algorithm script (LuaScript prepends it): arguments, time, exact
--- integer arithmetic, and the reply that combines several limits. See docs/algorithms.md.
+-- Shared prelude of the scripts other than the decisions (Scripts.PRELUDE): arguments, time, exact
+-- integer arithmetic, and the reply that combines several limits. See docs/algorithms.md. The decision
+-- scripts follow the leaner decide.lua instead, which combines limits the same way without building
+-- these tables and closures on every call (docs/script-costs.md).
 --
 -- KEYS[1]   the key's state
 -- ARGV[1]   now in microseconds, or "" to read Redis TIME

@@ -1,5 +1,6 @@
 -- sliding-log: a log of the times of admitted permits, exact over every span of length W
--- (docs/algorithms.md). Twin: dev.limiter.SlidingLog. Follows lib.lua, which parses the arguments.
+-- (docs/algorithms.md). Twin: dev.limiter.SlidingLog. Follows decide.lua, which reads the time and the
+-- arguments.
 --
 -- KEYS[1]  sorted set: one entry per admitted request, score = its time in microseconds, member =
 --          '<total>:<cost>', total being the running count of permits logged up to and including
@@ -18,124 +19,181 @@
 -- at standing, after every other one. Durations are still measured from the real t. So a rejected
 -- request changes nothing, not even the entries that left at its time: should the clock go back
 -- before it, they count again.
+--
+-- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path,
+-- several limits another.
 
 -- Totals are rebased to start from 0 again before they pass 2^40; until then they are exact doubles
 -- of at most 13 digits. After a rebase they are below 2^31: the log never holds more than a limit.
 local MAX_TOTAL = 2 ^ 40
 
-local function member(total, cost)
-  return string.format('%013d:%d', total, cost)
-end
+local key = KEYS[1]
+local format = string.format
+local sub = string.sub
 
-local function total_of(m)
-  return tonumber(string.sub(m, 1, 13))
-end
-
--- Permits logged before the entry: the total of the previous one.
-local function before_of(m)
-  return total_of(m) - tonumber(string.sub(m, 15))
-end
-
-local function score(t)
-  return string.format('%d', t)
-end
-
--- Renames entries (flat {member, score, ...} as WITHSCORES gives them) to totals moved by delta.
-local function move(entries, delta)
-  local gone, renamed = {}, {}
-  for e = 1, #entries, 2 do
-    gone[#gone + 1] = entries[e]
-    renamed[#renamed + 1] = entries[e + 1]
-    renamed[#renamed + 1] = member(total_of(entries[e]) + delta, total_of(entries[e]) - before_of(entries[e]))
+-- The time of the entry that holds the k-th permit after base, k > 1, among the live entries
+-- (later than since) whose oldest, the first live one, holds fewer. Each entry holds at least one
+-- permit, so it is among the k from the oldest live one on: the first whose total reaches base + k.
+local function kth_time(since, base, k)
+  local lo = redis.call('ZCOUNT', key, '-inf', format('%d', since))
+  local hi = redis.call('ZCARD', key) - 1
+  if lo + k - 1 < hi then
+    hi = lo + k - 1
   end
-  -- In slices: Lua's unpack takes a few thousand values at most.
-  for first = 1, #gone, 1000 do
-    redis.call('ZREM', KEYS[1], unpack(gone, first, math.min(first + 999, #gone)))
+  while lo < hi do
+    local mid = floor((lo + hi) / 2)
+    if tonumber(sub(redis.call('ZRANGE', key, mid, mid)[1], 1, 13)) >= base + k then
+      hi = mid
+    else
+      lo = mid + 1
+    end
   end
-  for first = 1, #renamed, 1000 do
-    redis.call('ZADD', KEYS[1], unpack(renamed, first, math.min(first + 999, #renamed)))
-  end
+  return tonumber(redis.call('ZRANGE', key, lo, lo, 'WITHSCORES')[2])
 end
 
-local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 local newest_time = tonumber(newest[2])
 local standing = now
 if newest_time and newest_time > now then
   standing = newest_time
 end
--- Entries in the log, read only when needed: a rejection usually decides without it.
-local count
-local function card()
-  if not count then
-    count = redis.call('ZCARD', KEYS[1])
-  end
-  return count
-end
-local total = newest[1] and total_of(newest[1]) or 0
+local total = newest[1] and tonumber(sub(newest[1], 1, 13)) or 0
 
-local capacity, retry, used = {}, {}, {}
-for i, l in ipairs(limits) do
-  -- Live entries are later than standing - W.
-  local since = standing - l.window
-  local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. score(since), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-  local base = oldest[1] and before_of(oldest[1]) or total
-  used[i] = total - base
-  capacity[i] = l.limit
-  retry[i] = 0
-  if used[i] + permits > l.limit and permits <= l.limit then
-    -- The k-th oldest live permit must leave first. Each entry holds at least one permit, so its
-    -- entry is among the k from the oldest live one on: the first whose total reaches base + k.
-    local k = used[i] + permits - l.limit
-    if total_of(oldest[1]) >= base + k then
-      -- The oldest live entry holds the k-th permit (always so for k = 1): no search.
-      retry[i] = tonumber(oldest[2]) + l.window - now
-    else
-      local lo = redis.call('ZCOUNT', KEYS[1], '-inf', score(since))
-      local hi = math.min(lo + k - 1, card() - 1)
-      while lo < hi do
-        local mid = math.floor((lo + hi) / 2)
-        if total_of(redis.call('ZRANGE', KEYS[1], mid, mid)[1]) >= base + k then
-          hi = mid
-        else
-          lo = mid + 1
-        end
-      end
-      retry[i] = tonumber(redis.call('ZRANGE', KEYS[1], lo, lo, 'WITHSCORES')[2]) + l.window - now
-    end
-  end
-end
-
-local allowed, wait, violated, retry_after = decide(capacity, retry)
-if allowed then
-  -- The new entry, logged at standing, is the newest from now on: entries older than the longest
-  -- window at standing can never count again.
-  local entries = card()
-  local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', score(standing - limits[#limits].window))
-  if dropped == entries then
-    -- Every entry left: the log starts over from a total of 0.
+-- Logs the request at standing, the newest time of all: it goes after every other entry. Entries older
+-- than the longest window at standing can never count again. Returns the new newest time.
+local function log(longest)
+  local cutoff = standing - longest
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', format('%d', cutoff))
+  -- Every entry left exactly when the newest did: the log starts over from a total of 0.
+  if not newest_time or newest_time <= cutoff then
     total = 0
   end
   if total + permits > MAX_TOTAL then
-    local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-    local origin = before_of(all[1])
-    move(all, -origin)
+    -- Renames every entry to totals moved back by the total before the oldest.
+    local all = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+    local origin = tonumber(sub(all[1], 1, 13)) - tonumber(sub(all[1], 15))
+    local gone, renamed = {}, {}
+    for e = 1, #all, 2 do
+      gone[#gone + 1] = all[e]
+      renamed[#renamed + 1] = all[e + 1]
+      renamed[#renamed + 1] = format('%013d:%d', tonumber(sub(all[e], 1, 13)) - origin, tonumber(sub(all[e], 15)))
+    end
+    -- In slices: Lua's unpack takes a few thousand values at most.
+    for first = 1, #gone, 1000 do
+      redis.call('ZREM', key, unpack(gone, first, math.min(first + 999, #gone)))
+    end
+    for first = 1, #renamed, 1000 do
+      redis.call('ZADD', key, unpack(renamed, first, math.min(first + 999, #renamed)))
+    end
     total = total - origin
   end
-  -- Logged at standing, the newest time of all: it goes after every other entry.
-  redis.call('ZADD', KEYS[1], score(standing), member(total + permits, permits))
-  newest_time = standing
+  redis.call('ZADD', key, format('%d', standing), format('%013d:%d', total + permits, permits))
+  return standing
 end
 
-local remaining, reset = {}, {}
-for i, l in ipairs(limits) do
+if count == 1 then
+  local limit, window = tonumber(ARGV[5]), tonumber(ARGV[6])
+  -- Live entries are later than standing - W.
+  local since = standing - window
+  local oldest = redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'WITHSCORES', 'LIMIT', '0', '1')
+  local first = oldest[1]
+  local first_total = first and tonumber(sub(first, 1, 13))
+  local base = first and (first_total - tonumber(sub(first, 15))) or total
+  local used = total - base
+  local allowed, wait, violated, retry_after = false, 0, 0, 0
+  if permits == 0 then
+    -- Reads the quota: nothing taken, nothing written.
+  elseif permits > limit then
+    violated, retry_after = 1, -1
+  else
+    local retry = 0
+    if used + permits > limit then
+      -- The k-th oldest live permit must leave first; the oldest live entry holds it when its total
+      -- reaches base + k (always so for k = 1).
+      local k = used + permits - limit
+      local time = (first_total >= base + k) and tonumber(oldest[2]) or kth_time(since, base, k)
+      retry = time + window - now
+    end
+    if retry == 0 then
+      allowed = true
+    elseif retry <= max_wait then
+      allowed, wait = true, retry
+    else
+      violated, retry_after = 1, retry
+    end
+  end
+  if allowed then
+    newest_time = log(window)
+    used = used + permits
+  end
+  -- A limit with a live entry has the newest entry live.
+  local reset = (used > 0) and (newest_time + window - now) or 0
+  if allowed then
+    local ms = ceildiv(reset, 1000)
+    redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+  end
+  local remaining = limit - used
+  return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
+end
+
+-- The permits each limit holds; the first limit the cost exceeds, and the longest wait.
+local used = {}
+local over, worst, violated = 0, 0, 0
+for i = 1, count do
+  local limit, window = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
+  local since = standing - window
+  local oldest = redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'WITHSCORES', 'LIMIT', '0', '1')
+  local first = oldest[1]
+  local first_total = first and tonumber(sub(first, 1, 13))
+  local base = first and (first_total - tonumber(sub(first, 15))) or total
+  used[i] = total - base
+  if permits > limit then
+    if over == 0 then
+      over = i
+    end
+  elseif used[i] + permits > limit then
+    local k = used[i] + permits - limit
+    local time = (first_total >= base + k) and tonumber(oldest[2]) or kth_time(since, base, k)
+    local retry = time + window - now
+    if retry > worst then
+      worst, violated = retry, i
+    end
+  end
+end
+local allowed, wait, retry_after = false, 0, 0
+if permits == 0 then
+  violated = 0
+elseif over > 0 then
+  violated, retry_after = over, -1
+elseif worst == 0 then
+  allowed = true
+elseif worst <= max_wait then
+  allowed, wait, violated = true, worst, 0
+else
+  retry_after = worst
+end
+if allowed then
+  newest_time = log(tonumber(ARGV[3 * count + 3]))
+end
+
+-- The reply's lowest remaining and the resets.
+local reported, lowest, reported_reset, reset_after = 0, 0, 0, 0
+for i = 1, count do
+  local limit, window = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
   if allowed then
     used[i] = used[i] + permits
   end
-  remaining[i] = l.limit - used[i]
-  -- A limit with a live entry has the newest entry live.
-  reset[i] = (used[i] > 0) and (newest_time + l.window - now) or 0
+  local remaining = limit - used[i]
+  local reset = (used[i] > 0) and (newest_time + window - now) or 0
+  if reported == 0 or remaining < lowest then
+    reported, lowest, reported_reset = i, remaining, reset
+  end
+  if reset > reset_after then
+    reset_after = reset
+  end
 end
 if allowed then
-  expire(reset)
+  local ms = ceildiv(reset_after, 1000)
+  redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
 end
-return reply(allowed, wait, violated, retry_after, remaining, reset)
+return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0, reset_after, retry_after, violated, wait, reported_reset}

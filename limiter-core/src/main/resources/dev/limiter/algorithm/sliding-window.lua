@@ -1,5 +1,6 @@
 -- sliding-window: L permits per window W counted in N epoch-aligned sub-windows of S = W/N
--- (docs/algorithms.md). Twin: dev.limiter.SlidingWindow. Follows lib.lua, which parses the arguments.
+-- (docs/algorithms.md). Twin: dev.limiter.SlidingWindow. Follows decide.lua, which reads the time and
+-- the arguments.
 --
 -- KEYS[1]  hash: field '<i>:<s>' = permits limit i took in its sub-window s = floor(t / S); only
 --          non-zero counts are stored. Every admitted request deletes the fields that can no
@@ -13,24 +14,128 @@
 -- and new permits go into that sub-window. Durations are still measured from the real t. So a
 -- rejected request changes nothing, not even the fields that left at its time: should the clock go
 -- back before it, they count again.
+--
+-- Straight-line code with few tables (docs/script-costs.md): one limit has its own path, several
+-- limits another.
 
-local sub_windows = tonumber(param)
+local key = KEYS[1]
+local format = string.format
+local sub = string.sub
+local sub_windows = tonumber(ARGV[4])
+
+if count == 1 then
+  local limit, window = tonumber(ARGV[5]), tonumber(ARGV[6])
+  local size = window / sub_windows
+  local current = divmod(now, size)
+  local stored = redis.call('HGETALL', key)
+  local fields = #stored / 2
+  -- The sub-window of the k-th stored field goes to stored[2 * fields + k]: no other table. The
+  -- fields come in the order they were added (a small hash keeps it), which is oldest first, unless
+  -- Redis stores the hash otherwise: then they are sorted below.
+  local newest, ordered = nil, true
+  for k = 1, fields do
+    local s = tonumber(sub(stored[2 * k - 1], 3))
+    stored[2 * fields + k] = s
+    if not newest or s > newest then
+      newest = s
+    else
+      ordered = false
+    end
+  end
+  -- A sub-window newer than the clock's becomes the current one.
+  if newest and newest > current then
+    current = newest
+  end
+  local gone = current - sub_windows
+  local used = 0
+  for k = 1, fields do
+    if stored[2 * fields + k] > gone then
+      used = used + stored[2 * k]
+    end
+  end
+  if newest and newest <= gone then
+    newest = nil
+  end
+  local allowed, wait, violated, retry_after = false, 0, 0, 0
+  if permits == 0 then
+    -- Reads the quota: nothing taken, nothing written.
+  elseif permits > limit then
+    violated, retry_after = 1, -1
+  else
+    local retry = 0
+    if used + permits > limit then
+      -- The request fits once enough of the oldest sub-windows have left: sub-window s leaves at (s + N)·S.
+      local order = nil
+      if not ordered then
+        order = {}
+        for k = 1, fields do
+          order[k] = k
+        end
+        table.sort(order, function(x, y) return stored[2 * fields + x] < stored[2 * fields + y] end)
+      end
+      local left = 0
+      for k = 1, fields do
+        local o = order and order[k] or k
+        local s = stored[2 * fields + o]
+        if s > gone then
+          left = left + stored[2 * o]
+          if used - left + permits <= limit then
+            retry = (s + sub_windows) * size - now
+            break
+          end
+        end
+      end
+    end
+    if retry == 0 then
+      allowed = true
+    elseif retry <= max_wait then
+      allowed, wait = true, retry
+    else
+      violated, retry_after = 1, retry
+    end
+  end
+  local reset = newest and ((newest + sub_windows) * size - now) or 0
+  if allowed then
+    -- The current sub-window is never older than a stored one: it becomes (or stays) the newest.
+    redis.call('HINCRBY', key, format('1:%d', current), ARGV[2])
+    used = used + permits
+    reset = (current + sub_windows) * size - now
+    -- The fields that left can never count again once the current sub-window is the newest.
+    local stale = nil
+    for k = 1, fields do
+      if stored[2 * fields + k] <= gone then
+        stale = stale or {}
+        stale[#stale + 1] = stored[2 * k - 1]
+      end
+    end
+    if stale then
+      -- In slices: Lua's unpack takes a few thousand values at most.
+      for first = 1, #stale, 1000 do
+        redis.call('HDEL', key, unpack(stale, first, math.min(first + 999, #stale)))
+      end
+    end
+    local ms = ceildiv(reset, 1000)
+    redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+  end
+  local remaining = limit - used
+  return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
+end
 
 local size, current, live = {}, {}, {}
-for i, l in ipairs(limits) do
-  size[i] = l.window / sub_windows
+for i = 1, count do
+  size[i] = tonumber(ARGV[3 * i + 3]) / sub_windows
   current[i] = divmod(now, size[i])
   live[i] = {}
 end
 
 -- Read the stored counts; a sub-window newer than the clock's becomes the current one.
-local stored = redis.call('HGETALL', KEYS[1])
+local stored = redis.call('HGETALL', key)
 local counts = {}
 for f = 1, #stored, 2 do
   local field = stored[f]
   local colon = string.find(field, ':', 1, true)
-  local i = tonumber(string.sub(field, 1, colon - 1))
-  local s = tonumber(string.sub(field, colon + 1))
+  local i = tonumber(sub(field, 1, colon - 1))
+  local s = tonumber(sub(field, colon + 1))
   if s > current[i] then
     current[i] = s
   end
@@ -48,47 +153,70 @@ for _, c in ipairs(counts) do
   end
 end
 
-local capacity, retry, used = {}, {}, {}
-for i, l in ipairs(limits) do
+-- The first limit the cost exceeds, and the longest wait.
+local used = {}
+local over, worst, violated = 0, 0, 0
+for i = 1, count do
+  local limit = tonumber(ARGV[3 * i + 2])
   table.sort(live[i], function(a, b) return a[1] < b[1] end)
   used[i] = 0
-  for _, sub in ipairs(live[i]) do
-    used[i] = used[i] + sub[2]
+  for _, c in ipairs(live[i]) do
+    used[i] = used[i] + c[2]
   end
-  capacity[i] = l.limit
-  retry[i] = 0
-  if used[i] + permits > l.limit and permits <= l.limit then
-    -- The request fits once enough of the oldest sub-windows have left: sub-window s leaves at (s + N)·S.
+  if permits > limit then
+    if over == 0 then
+      over = i
+    end
+  elseif used[i] + permits > limit then
     local left = 0
-    for _, sub in ipairs(live[i]) do
-      left = left + sub[2]
-      if used[i] - left + permits <= l.limit then
-        retry[i] = (sub[1] + sub_windows) * size[i] - now
+    for _, c in ipairs(live[i]) do
+      left = left + c[2]
+      if used[i] - left + permits <= limit then
+        local retry = (c[1] + sub_windows) * size[i] - now
+        if retry > worst then
+          worst, violated = retry, i
+        end
         break
       end
     end
   end
 end
+local allowed, wait, retry_after = false, 0, 0
+if permits == 0 then
+  violated = 0
+elseif over > 0 then
+  violated, retry_after = over, -1
+elseif worst == 0 then
+  allowed = true
+elseif worst <= max_wait then
+  allowed, wait, violated = true, worst, 0
+else
+  retry_after = worst
+end
 
-local allowed, wait, violated, retry_after = decide(capacity, retry)
-local remaining, reset = {}, {}
-for i, l in ipairs(limits) do
+-- Apply the decision; the reply's lowest remaining and the resets.
+local reported, lowest, reported_reset, reset_after = 0, 0, 0, 0
+for i = 1, count do
   local newest = live[i][#live[i]] and live[i][#live[i]][1]
   if allowed then
-    -- The current sub-window is never older than a stored one: it becomes (or stays) the newest.
-    redis.call('HINCRBY', KEYS[1], string.format('%d:%d', i, current[i]), permits)
+    redis.call('HINCRBY', key, format('%d:%d', i, current[i]), ARGV[2])
     used[i] = used[i] + permits
     newest = current[i]
   end
-  remaining[i] = l.limit - used[i]
-  reset[i] = newest and ((newest + sub_windows) * size[i] - now) or 0
+  local remaining = tonumber(ARGV[3 * i + 2]) - used[i]
+  local reset = newest and ((newest + sub_windows) * size[i] - now) or 0
+  if reported == 0 or remaining < lowest then
+    reported, lowest, reported_reset = i, remaining, reset
+  end
+  if reset > reset_after then
+    reset_after = reset
+  end
 end
 if allowed then
-  -- The fields that left can never count again once the current sub-windows are the newest.
-  -- In slices: Lua's unpack takes a few thousand values at most.
   for first = 1, #stale, 1000 do
-    redis.call('HDEL', KEYS[1], unpack(stale, first, math.min(first + 999, #stale)))
+    redis.call('HDEL', key, unpack(stale, first, math.min(first + 999, #stale)))
   end
-  expire(reset)
+  local ms = ceildiv(reset_after, 1000)
+  redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
 end
-return reply(allowed, wait, violated, retry_after, remaining, reset)
+return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0, reset_after, retry_after, violated, wait, reported_reset}

@@ -15,7 +15,7 @@ import org.springframework.data.redis.core.script.DigestUtils;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * An algorithm's Lua script: the shared prelude {@code lib.lua} followed by the algorithm's own
+ * An algorithm's Lua script: the decision prelude {@code decide.lua} followed by the algorithm's own
  * file, read once with its SHA1 computed once, so each decision is a plain EVALSHA (Spring Data
  * Redis falls back to EVAL when Redis lost the script).
  */
@@ -25,7 +25,7 @@ final class LuaScript implements RedisScript<List> {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
 
     static {
-        String prelude = read(Scripts.PRELUDE);
+        String prelude = read(Scripts.DECISION_PRELUDE);
         for (Algorithm algorithm : Algorithm.values()) {
             SCRIPTS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.location(algorithm))));
         }

@@ -17,7 +17,7 @@ import dev.limiter.RetunePolicy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The arguments an algorithm's script takes and the reply it gives, as {@code lib.lua} states them:
+ * The arguments an algorithm's script takes and the reply it gives, as {@code decide.lua} states them:
  * ARGV is time (empty for Redis {@code TIME}), permits, max-wait, the algorithm's parameter, then
  * limit, window and burst of each limit; the reply is the decision's numbers. One per configuration,
  * immutable; the Redis limiters and the benchmarks encode and decode through it.
