@@ -139,8 +139,9 @@ public final class BenchmarkRun {
                         }
                         ScriptCost.Result result = cost.measure(algorithm, workload);
                         results.putScriptCost(algorithm, workload, result);
-                        System.err.printf(Locale.ROOT, "%-55s Limiter %6.2f us, lean %6.2f us per call in Redis: %.2fx%n", id,
-                                result.limiterUsec(), result.leanUsec(), result.ratio());
+                        System.err.printf(Locale.ROOT, "%-55s Limiter %6.2f us, lean %6.2f us per call in Redis: %.2fx%s%n", id,
+                                result.limiterUsec(), result.leanUsec(), result.ratio(), Double.isNaN(result.timedLeanUsec()) ? ""
+                                        : String.format(Locale.ROOT, "; lean with TIME %6.2f us: %.2fx", result.timedLeanUsec(), result.timedRatio()));
                     }
                 }
                 results.scriptCostLoad(loadBeforeCost, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
