@@ -20,8 +20,8 @@
 -- request changes nothing, not even the entries that left at its time: should the clock go back
 -- before it, they count again.
 --
--- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path,
--- several limits another.
+-- Straight-line code that builds no table but the reply on its usual paths (docs/script-costs.md):
+-- one limit has its own path, several limits another.
 
 -- Totals are rebased to start from 0 again before they pass 2^40; until then they are exact doubles
 -- of at most 13 digits. After a rebase they are below 2^31: the log never holds more than a limit.
