@@ -62,6 +62,29 @@ public interface RateLimiter {
     }
 
     /**
+     * Gives {@code permits} back to {@code key}, as if that many of the permits it took had not been
+     * taken: for a call that took its permits but failed before doing the work they pay for. Every
+     * limit of the key gets them back, never beyond whole: a fixed or sliding window counts fewer
+     * permits (the newest first), a sliding log drops its newest entries, a token bucket gets tokens
+     * back up to its burst, a leaky bucket's level is lowered down to empty, and GCRA's theoretical
+     * arrival time moves back, never before now. A key with nothing to give back (idle, or whole again
+     * by now) is left as it is. Limiters whose state is shared (Redis) refund for every instance at
+     * once, and never pretend: when the state cannot be reached, nothing is given back and this method
+     * throws.
+     *
+     * @param key the subject limited
+     * @param permits permits to give back, at least 1; more than the key took gives back what it took
+     * @return the key's quota after the refund
+     * @throws IllegalArgumentException for fewer than 1 permit
+     * @throws RefundFailedException when the state could not be reached, such as while Redis is unavailable
+     * @throws UnsupportedOperationException by a limiter that cannot give permits back; every limiter
+     *     Limiter creates can
+     */
+    default Quota refund(String key, long permits) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot give permits back");
+    }
+
+    /**
      * Makes this limiter decide by {@code config} from now on: every caller holding it, or a view of it
      * ({@link #reportingRejectionsAs(Outcome)}), decides the next call by the new configuration. Calls
      * being decided finish by the old one. What becomes of each key's state follows

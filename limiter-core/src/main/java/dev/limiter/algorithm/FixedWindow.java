@@ -50,4 +50,31 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
         Decision decision = verdict.decision(config, remaining, reset);
         return verdict.allowed ? new Step<>(decision, new State(index, used), true, Verdict.ttl(reset)) : Step.unchanged(decision);
     }
+
+    @Override
+    public Step<State> refund(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long[] index = new long[n];
+        long[] used = new long[n];
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        boolean changed = false;
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            index[i] = Exact.floorDiv(now, l.windowMicros());
+            // Only the current window (or a newer one, the clock having gone back) has permits to give back.
+            if (state != null && state.index()[i] >= index[i]) {
+                index[i] = state.index()[i];
+                used[i] = state.used()[i];
+            }
+            if (used[i] > 0) {
+                changed = true;
+                used[i] = Math.max(0, used[i] - permits);
+            }
+            remaining[i] = l.limit() - used[i];
+            reset[i] = (used[i] > 0) ? (index[i] + 1) * l.windowMicros() - now : 0;
+        }
+        return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), changed, new State(index, used), reset);
+    }
 }

@@ -92,4 +92,52 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
         }
         return new Step<>(decision, new State(a, f, over, at), true, Verdict.ttl(reset));
     }
+
+    @Override
+    public Step<State> refund(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long at = Math.max(now, (state != null) ? state.last() : now);
+        long[] a = new long[n];
+        long[] f = new long[n];
+        long[] over = new long[n];
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        boolean changed = false;
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            over[i] = l.limit();
+            a[i] = at;
+            if (state != null && state.a()[i] >= at) {
+                Exact.QR tau = overLimit(state.a()[i], state.f()[i], state.over()[i], l);
+                a[i] = tau.q();
+                f[i] = tau.r();
+            }
+            if (a[i] > at || f[i] > 0) {
+                changed = true;
+                // ceil((tau - at) * L / W) cells lie between at and tau: giving back as many brings tau to
+                // at, and fewer keep the product below in range whatever the permits.
+                Exact.QR between = Exact.mulDivMod(l.limit(), a[i] - at, l.windowMicros());
+                long cells = between.q() + Exact.ceilDiv(between.r() + f[i], l.windowMicros());
+                if (permits >= cells) {
+                    a[i] = at;
+                    f[i] = 0;
+                }
+                else {
+                    Exact.QR back = Exact.mulDivMod(permits, l.windowMicros(), l.limit());
+                    Exact.QR borrow = Exact.divmod(f[i] - back.r(), l.limit());
+                    a[i] = a[i] - back.q() + borrow.q();
+                    f[i] = borrow.r();
+                    if (a[i] < at) {
+                        a[i] = at;
+                        f[i] = 0;
+                    }
+                }
+            }
+            Exact.QR used = Exact.mulDivMod(l.limit(), a[i] - at, l.windowMicros());
+            remaining[i] = l.burst() - used.q() - Exact.ceilDiv(used.r() + f[i], l.windowMicros());
+            reset[i] = a[i] - at + Exact.ceilDiv(f[i], l.limit());
+        }
+        return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), changed, new State(a, f, over, at), reset);
+    }
 }

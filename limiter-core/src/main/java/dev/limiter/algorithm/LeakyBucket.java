@@ -73,4 +73,38 @@ final class LeakyBucket implements LocalAlgorithm<LeakyBucket.State> {
         }
         return new Step<>(decision, new State(v, f, Math.max(now, last)), true, Verdict.ttl(reset));
     }
+
+    @Override
+    public Step<State> refund(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long last = (state != null) ? state.last() : now;
+        long elapsed = Math.max(0, now - last);
+        long[] v = new long[n];
+        long[] f = new long[n];
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        boolean changed = false;
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            if (state != null && elapsed < timeTo(0, state.v()[i], state.f()[i], l)) {
+                // Drained to now exactly as a decision drains it, then lowered by the permits, down to empty.
+                Exact.QR drained = Exact.mulDivMod(l.limit(), elapsed, l.windowMicros());
+                Exact.QR borrow = Exact.divmod(state.f()[i] - drained.r(), l.windowMicros());
+                f[i] = borrow.r();
+                v[i] = state.v()[i] - drained.q() + borrow.q();
+                changed = true;
+                if (v[i] < permits) {
+                    v[i] = 0;
+                    f[i] = 0;
+                }
+                else {
+                    v[i] -= permits;
+                }
+            }
+            remaining[i] = l.burst() - v[i] - (f[i] > 0 ? 1 : 0);
+            reset[i] = timeTo(0, v[i], f[i], l);
+        }
+        return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), changed, new State(v, f, Math.max(now, last)), reset);
+    }
 }

@@ -37,6 +37,18 @@ public interface LocalAlgorithm<S> {
     Step<S> apply(@Nullable S state, RateLimiterConfig config, long now, long permits);
 
     /**
+     * Gives {@code permits} back to the state of one key at {@code now} (microseconds), as the
+     * algorithm's refund script does: every limit gets them back, never beyond whole. A key with
+     * nothing to give back (idle, or whole again by now) is left unchanged; one whole after the refund
+     * is forgotten (a null state).
+     *
+     * @param state the key's state, or null when it is idle
+     * @param permits permits to give back, at least 1
+     * @return the key's quota after the refund, as a decision that allowed nothing, and the state after it
+     */
+    Step<S> refund(@Nullable S state, RateLimiterConfig config, long now, long permits);
+
+    /**
      * Outcome of one request: the decision and what to keep.
      *
      * @param state the new state, or null to forget the key
@@ -47,6 +59,18 @@ public interface LocalAlgorithm<S> {
 
         static <S> Step<S> unchanged(Decision decision) {
             return new Step<>(decision, null, false, 0);
+        }
+
+        /**
+         * A refund's outcome: unchanged when it gave nothing back, forgotten when the key is whole
+         * again (every limit's reset-after is 0), else the new state.
+         */
+        static <S> Step<S> refunded(Decision decision, boolean changed, S state, long[] reset) {
+            if (!changed) {
+                return unchanged(decision);
+            }
+            long ttl = Verdict.ttl(reset);
+            return (ttl > 0) ? new Step<>(decision, state, true, ttl) : new Step<>(decision, null, true, 0);
         }
     }
 }

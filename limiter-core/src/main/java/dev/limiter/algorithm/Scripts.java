@@ -24,4 +24,12 @@ public final class Scripts {
     public static String location(Algorithm algorithm) {
         return "dev/limiter/algorithm/" + algorithm.configName() + ".lua";
     }
+
+    /**
+     * Classpath location of {@code algorithm}'s refund script, which gives permits back to a key, such
+     * as {@code dev/limiter/algorithm/gcra-refund.lua}; sent after the same prelude.
+     */
+    public static String refundLocation(Algorithm algorithm) {
+        return "dev/limiter/algorithm/" + algorithm.configName() + "-refund.lua";
+    }
 }

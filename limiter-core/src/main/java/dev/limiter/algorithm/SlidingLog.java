@@ -94,6 +94,52 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
         return new Step<>(decision, new State(times, totals), true, Verdict.ttl(reset));
     }
 
+    @Override
+    public Step<State> refund(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long[] times = (state != null) ? state.times() : NONE;
+        long[] totals = (state != null) ? state.totals().clone() : NONE;
+        long standing = (times.length > 0) ? Math.max(now, times[times.length - 1]) : now;
+        long total = (totals.length > 0) ? totals[totals.length - 1] : 0;
+        long[] used = new long[n];
+        for (int i = 0; i < n; i++) {
+            int oldest = after(times, standing - limits.get(i).windowMicros());
+            used[i] = total - ((oldest > 0) ? totals[oldest - 1] : 0);
+        }
+        // From the newest entry back, while it still counts under the longest window.
+        int live = after(times, standing - limits.get(n - 1).windowMicros());
+        int end = times.length;
+        long left = permits;
+        long given = 0;
+        while (left > 0 && end > live) {
+            long cost = totals[end - 1] - ((end > 1) ? totals[end - 2] : 0);
+            if (cost > left) {
+                // The newest entry keeps its time with a smaller cost.
+                totals[end - 1] -= left;
+                given += left;
+                left = 0;
+            }
+            else {
+                given += cost;
+                left -= cost;
+                end--;
+            }
+        }
+        times = Arrays.copyOf(times, end);
+        totals = Arrays.copyOf(totals, end);
+        long newest = (end > 0) ? times[end - 1] : 0;
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        for (int i = 0; i < n; i++) {
+            // The permits given back are the newest: under every limit that counted them.
+            used[i] = Math.max(0, used[i] - given);
+            remaining[i] = limits.get(i).limit() - used[i];
+            reset[i] = (used[i] > 0) ? newest + limits.get(i).windowMicros() - now : 0;
+        }
+        return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), given > 0, new State(times, totals), reset);
+    }
+
     /** Index of the first time later than {@code t}. */
     private static int after(long[] times, long t) {
         int lo = 0;

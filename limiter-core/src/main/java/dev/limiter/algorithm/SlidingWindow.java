@@ -88,6 +88,60 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
         return new Step<>(decision, new State(index, count), true, Verdict.ttl(reset));
     }
 
+    @Override
+    public Step<State> refund(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long subWindows = config.subWindows();
+        long[][] index = new long[n][];
+        long[][] count = new long[n][];
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        boolean changed = false;
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            long size = l.windowMicros() / subWindows;
+            long current = Exact.floorDiv(now, size);
+            long[] storedIndex = (state != null) ? state.index()[i] : new long[0];
+            long[] counts = (state != null) ? state.count()[i].clone() : new long[0];
+            if (storedIndex.length > 0) {
+                current = Math.max(current, storedIndex[storedIndex.length - 1]);
+            }
+            // From the newest sub-window back, among those that still count.
+            long left = permits;
+            long used = 0;
+            long newest = Long.MIN_VALUE;
+            for (int k = storedIndex.length - 1; k >= 0 && storedIndex[k] > current - subWindows; k--) {
+                if (left > 0) {
+                    changed = true;
+                    long taken = Math.min(counts[k], left);
+                    left -= taken;
+                    counts[k] -= taken;
+                }
+                if (counts[k] > 0) {
+                    used += counts[k];
+                    newest = Math.max(newest, storedIndex[k]);
+                }
+            }
+            // A count brought to 0 goes, as the script deletes its field; the others stay as they are.
+            int kept = 0;
+            index[i] = new long[storedIndex.length];
+            count[i] = new long[storedIndex.length];
+            for (int k = 0; k < storedIndex.length; k++) {
+                if (counts[k] > 0) {
+                    index[i][kept] = storedIndex[k];
+                    count[i][kept] = counts[k];
+                    kept++;
+                }
+            }
+            index[i] = Arrays.copyOf(index[i], kept);
+            count[i] = Arrays.copyOf(count[i], kept);
+            remaining[i] = l.limit() - used;
+            reset[i] = (used > 0) ? (newest + subWindows) * size - now : 0;
+        }
+        return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), changed, new State(index, count), reset);
+    }
+
     /**
      * Adds {@code permits} to sub-window {@code sub} of limit {@code i}, which is never older than a
      * kept one: it is the newest, or becomes it.

@@ -71,4 +71,42 @@ final class TokenBucket implements LocalAlgorithm<TokenBucket.State> {
         }
         return new Step<>(decision, new State(x, f, Math.max(now, last)), true, Verdict.ttl(reset));
     }
+
+    @Override
+    public Step<State> refund(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        List<LimitSpec> limits = config.limits();
+        int n = limits.size();
+        long last = (state != null) ? state.last() : now;
+        long elapsed = Math.max(0, now - last);
+        long[] x = new long[n];
+        long[] f = new long[n];
+        long[] remaining = new long[n];
+        long[] reset = new long[n];
+        boolean changed = false;
+        for (int i = 0; i < n; i++) {
+            LimitSpec l = limits.get(i);
+            if (state == null || elapsed >= timeTo(l.burst(), state.x()[i], state.f()[i], l)) {
+                x[i] = l.burst();
+                f[i] = 0;
+            }
+            else {
+                // Refilled to now exactly as a decision refills it, then the tokens given back, up to B.
+                Exact.QR added = Exact.mulDivMod(l.limit(), elapsed, l.windowMicros());
+                Exact.QR carry = Exact.divmod(state.f()[i] + added.r(), l.windowMicros());
+                f[i] = carry.r();
+                x[i] = state.x()[i] + added.q() + carry.q();
+                changed = true;
+                if (permits >= l.burst() - x[i]) {
+                    x[i] = l.burst();
+                    f[i] = 0;
+                }
+                else {
+                    x[i] += permits;
+                }
+            }
+            remaining[i] = x[i];
+            reset[i] = timeTo(l.burst(), x[i], f[i], l);
+        }
+        return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), changed, new State(x, f, Math.max(now, last)), reset);
+    }
 }

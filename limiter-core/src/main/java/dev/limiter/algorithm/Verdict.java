@@ -60,6 +60,9 @@ final class Verdict {
         return new Verdict(false, 0, violated, worst);
     }
 
+    /** The verdict of a refund, which decides nothing: its decision reports the quota after it. */
+    static final Verdict REFUND = new Verdict(false, 0, 0, 0);
+
     /**
      * The decision, from each limit's remaining permits and reset-after once this verdict is applied.
      */

@@ -195,6 +195,30 @@ public final class InMemoryRateLimiter implements RateLimiter {
         return removed != null && removed.idleAtMicros() > clock.nowMicros();
     }
 
+    /**
+     * Gives {@code permits} back to {@code key} through the twin's refund, applied to the key's state as
+     * a decision is: under the key's lock, at the time read there.
+     */
+    @Override
+    public Quota refund(String key, long permits) {
+        checkPermits(permits);
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        Tuning current = tuned();
+        Decision[] quota = new Decision[1];
+        states.asMap().compute(key, (k, entry) -> {
+            long now = clock.nowMicros();
+            LocalAlgorithm.Step<Object> step = current.twin().refund(state(entry, current), current.config(), now, permits);
+            quota[0] = step.decision();
+            if (!step.changed()) {
+                return entry;
+            }
+            return (step.state() != null) ? new Entry(step.state(), current.era(), now + step.ttlMicros()) : null;
+        });
+        return Quota.of(quota[0]);
+    }
+
     /** Number of keys held, after expired ones are dropped. For tests and metrics. */
     public long keyCount() {
         states.cleanUp();

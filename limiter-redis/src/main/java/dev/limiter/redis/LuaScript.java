@@ -24,10 +24,13 @@ final class LuaScript implements RedisScript<List> {
 
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
 
+    private static final Map<Algorithm, LuaScript> REFUNDS = new EnumMap<>(Algorithm.class);
+
     static {
         String prelude = read(Scripts.DECISION_PRELUDE);
         for (Algorithm algorithm : Algorithm.values()) {
             SCRIPTS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.location(algorithm))));
+            REFUNDS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.refundLocation(algorithm))));
         }
     }
 
@@ -50,6 +53,15 @@ final class LuaScript implements RedisScript<List> {
         LuaScript script = SCRIPTS.get(algorithm);
         if (script == null) {
             throw new IllegalStateException("No script for " + algorithm);
+        }
+        return script;
+    }
+
+    /** The script giving permits back to a key of {@code algorithm}: same arguments and reply as its decisions. */
+    static LuaScript refundOf(Algorithm algorithm) {
+        LuaScript script = REFUNDS.get(algorithm);
+        if (script == null) {
+            throw new IllegalStateException("No refund script for " + algorithm);
         }
         return script;
     }

@@ -21,6 +21,7 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
 import dev.limiter.memory.InMemoryRateLimiter;
@@ -421,6 +422,43 @@ final class RedisRateLimiter implements RateLimiter {
             shares.forget(key);
         }
         return existed;
+    }
+
+    /**
+     * Gives permits back with one EVALSHA of the algorithm's refund script, so every instance sees the
+     * key's new state at once; then forgets this instance's remembered rejection of the key (deny
+     * cache), which would otherwise keep rejecting it, and tells the local shares the new quota.
+     * Other instances' deny caches still reject it until their remembered rejections end. Never sent
+     * again after a failure: a refund that timed out may have been applied.
+     */
+    @Override
+    public Quota refund(String key, long permits) {
+        InMemoryRateLimiter.checkPermits(permits);
+        Tuning tuned = tuned();
+        String redisKey = redisKey(key, tuned);
+        if (!availability.available()) {
+            throw new RefundFailedException(name, key, permits, "Redis is unavailable (the limiters follow their failure policy); "
+                    + "try again once it answers", null);
+        }
+        List<?> reply;
+        try {
+            reply = redis.execute(LuaScript.refundOf(tuned.config().algorithm()), redisKey, args(tuned, permits));
+        }
+        catch (RuntimeException ex) {
+            availability.failed(redisKey, ex);
+            throw new RefundFailedException(name, key, permits, "Redis failed (" + ex.getMessage() + "); a call that timed out may "
+                    + "have given the permits back all the same", ex);
+        }
+        availability.succeeded();
+        if (denyCache != null) {
+            denyCache.forget(redisKey);
+        }
+        Decision refunded = tuned.codec().decision(reply);
+        LocalShares shares = tuned.shares();
+        if (shares != null) {
+            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, refunded.remaining(), ScriptCodec.resetAfterMicros(reply));
+        }
+        return Quota.of(refunded);
     }
 
     /**

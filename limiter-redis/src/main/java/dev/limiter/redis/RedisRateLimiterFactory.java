@@ -345,6 +345,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         redis.execute((RedisCallback<Boolean>) connection -> {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                connection.scriptingCommands().scriptLoad(LuaScript.refundOf(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }
             return Boolean.TRUE;
         });

@@ -14,6 +14,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 import dev.limiter.test.RedisTest;
@@ -217,6 +218,28 @@ class RedisFailurePolicyTest {
             .hasMessage("Could not reset key 'k' of limiter 'orders': Redis is unavailable (the limiters follow their failure "
                     + "policy); try again once it answers");
         // Nothing was reset: the local policy still knows the key is exhausted.
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        factory.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRefundWhileRedisIsDownFailsAndSaysSoInsteadOfPretending(Algorithm algorithm) {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1);
+        RateLimiter limiter = factory.create("orders", algorithm, FIVE_PER_10S);
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire("k");
+        }
+        redis.kill();
+        // Redis is still taken to answer: the script itself fails, and is evidence of the outage.
+        assertThatThrownBy(() -> limiter.refund("k", 2)).isInstanceOf(RefundFailedException.class)
+            .hasMessageStartingWith("Could not give 2 permits back to key 'k' of limiter 'orders': Redis failed")
+            .hasCauseInstanceOf(RuntimeException.class);
+        assertThat(factory.isRedisAvailable()).isFalse();
+        assertThatThrownBy(() -> limiter.refund("k", 1)).isInstanceOf(RefundFailedException.class)
+            .hasMessage("Could not give 1 permit back to key 'k' of limiter 'orders': Redis is unavailable (the limiters follow their "
+                    + "failure policy); try again once it answers");
+        // Nothing was given back: the local policy still knows the key is exhausted.
         assertThat(limiter.tryAcquire("k").allowed()).isFalse();
         factory.close();
     }

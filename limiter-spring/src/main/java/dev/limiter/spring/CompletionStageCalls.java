@@ -37,7 +37,7 @@ final class CompletionStageCalls implements ReturnKind {
             Consequence consequence = call.follow(decision.join(), response);
             if (consequence.step() == Consequence.Step.PROCEED) {
                 // As without a limit: the method's own stage, and its own exceptions, on this thread.
-                return call.proceed();
+                return proceed(call, consequence, executor);
             }
             return render(call, consequence, executor);
         }
@@ -58,15 +58,33 @@ final class CompletionStageCalls implements ReturnKind {
     private static CompletableFuture<Object> render(LimitedCall call, Consequence consequence, Executor executor) {
         Decision decision = consequence.decision();
         return switch (consequence.step()) {
-            case PROCEED -> stage(call::proceed);
+            case PROCEED -> stage(() -> proceed(call, consequence, executor));
             case AWAIT_TURN -> {
                 // The permits are reserved: the call waits for its turn on a timer, not on a thread.
                 Executor turn = CompletableFuture.delayedExecutor(consequence.turnIn().toNanos(), TimeUnit.NANOSECONDS, executor);
-                yield CompletableFuture.supplyAsync(() -> call, turn).thenCompose((ready) -> stage(ready::proceed));
+                yield CompletableFuture.supplyAsync(() -> call, turn).thenCompose((ready) -> stage(() -> proceed(ready, consequence, executor)));
             }
             case FAIL -> CompletableFuture.failedFuture(call.rejection(decision));
             case FALL_BACK -> stage(() -> call.fallback(decision));
         };
+    }
+
+    /**
+     * Calls the method, giving the call's permits back when it throws, or its stage fails, with an
+     * exception of refundOn. The method's own stage is returned, untouched: the refund waits for it on
+     * the side, and runs on the executor, since the stage may complete on a thread that must not wait
+     * for Redis.
+     */
+    private static @Nullable Object proceed(LimitedCall call, Consequence consequence, Executor executor) throws Throwable {
+        Object stage = call.proceed(consequence);
+        if (stage instanceof CompletionStage<?> result && call.method().refunds()) {
+            result.whenComplete((value, failure) -> {
+                if (failure != null) {
+                    call.refundLaterIfDue(consequence, failure, executor);
+                }
+            });
+        }
+        return stage;
     }
 
     @SuppressWarnings("unchecked")

@@ -1,11 +1,16 @@
 package dev.limiter.spring;
 
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  * decide it, record its consequence (once), and then proceed, fail or fall back.
  */
 final class LimitedCall {
+
+    private static final Log logger = LogFactory.getLog(LimitedCall.class);
 
     private final MethodInvocation invocation;
 
@@ -111,6 +118,56 @@ final class LimitedCall {
     /** Calls the method (or the next interceptor). */
     @Nullable Object proceed() throws Throwable {
         return invocation.proceed();
+    }
+
+    /**
+     * Calls the method (or the next interceptor) as {@code consequence} lets it, giving the call's
+     * permits back if it throws an exception of {@code refundOn}; the exception is thrown unchanged.
+     */
+    @Nullable Object proceed(Consequence consequence) throws Throwable {
+        try {
+            return invocation.proceed();
+        }
+        catch (Throwable ex) {
+            refundIfDue(consequence, ex);
+            throw ex;
+        }
+    }
+
+    /**
+     * Gives the call's permits back when it failed with {@code failure} after {@code consequence} let it
+     * proceed: only if it took them (allowed, even by a shadow limiter; a rejected call took none) and
+     * {@code refundOn} names the failure. Best effort: a refund that fails is logged, never thrown, so the
+     * call's own failure is what the caller sees.
+     */
+    void refundIfDue(Consequence consequence, Throwable failure) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        // An unlimited key or plan took nothing either.
+        RateLimiter deciding = limit().deciding();
+        if (!consequence.decision().allowed() || deciding == null || !method.refundsOn(cause)) {
+            return;
+        }
+        try {
+            deciding.refund(key, cost);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not give " + cost + " permit" + ((cost == 1) ? "" : "s") + " back to limiter '" + method.name() + "' after "
+                    + cause.getClass().getName() + " in " + method.site() + " (refundOn): " + ex.getMessage(), ex);
+        }
+    }
+
+    /** As {@link #refundIfDue}, on {@code executor}: for a failure signalled on a thread that must not wait for Redis. */
+    void refundLaterIfDue(Consequence consequence, Throwable failure, Executor executor) {
+        if (!consequence.decision().allowed() || !method.refunds()) {
+            return;
+        }
+        try {
+            executor.execute(() -> refundIfDue(consequence, failure));
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not give permits back to limiter '" + method.name() + "' after a failure in " + method.site()
+                    + " (refundOn): the executor refused the refund", ex);
+        }
     }
 
     /** Answers the rejected call through its fallback method. */

@@ -2,6 +2,7 @@ package dev.limiter.spring;
 
 import java.lang.reflect.Method;
 import java.security.Principal;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.Objects;
@@ -56,6 +57,9 @@ final class LimitedMethod implements Limited {
     /** How the key resolver is named, for messages. */
     private final String keyResolverName;
 
+    /** The exceptions on which a call gives its permits back; empty for none. */
+    private final List<Class<? extends Throwable>> refundOn;
+
     /**
      * @param limits the limits of the calls: the limiter's own, or its plans'
      * @param method the most specific method on the target class: an interface method (JDK proxy)
@@ -67,11 +71,12 @@ final class LimitedMethod implements Limited {
      * @param requestVariables the request variables the expressions use
      * @param keyResolver the bean computing keys instead of {@code key}, or null
      * @param keyResolverName the bean's name, for messages
+     * @param refundOn the exceptions on which a call gives its permits back
      */
     LimitedMethod(CallLimits limits, Method method, @Nullable Expression key, @Nullable Expression cost, String site,
             ParameterNameDiscoverer parameterNames, @Nullable BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
             @Nullable FallbackMethod fallback, Set<String> requestVariables, @Nullable Supplier<KeyResolver> keyResolver,
-            String keyResolverName) {
+            String keyResolverName, List<Class<? extends Throwable>> refundOn) {
         this.limits = limits;
         this.method = method;
         this.key = key;
@@ -86,6 +91,22 @@ final class LimitedMethod implements Limited {
         this.requestVariables = Set.copyOf(requestVariables);
         this.keyResolver = keyResolver;
         this.keyResolverName = keyResolverName;
+        this.refundOn = List.copyOf(refundOn);
+    }
+
+    /** Whether some failure of a call gives its permits back ({@code @RateLimited(refundOn)}). */
+    boolean refunds() {
+        return !refundOn.isEmpty();
+    }
+
+    /** Whether a call failing with {@code failure} gives its permits back: it is one of refundOn, or a subclass. */
+    boolean refundsOn(Throwable failure) {
+        for (Class<? extends Throwable> type : refundOn) {
+            if (type.isInstance(failure)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a call's key, cost or plan depends on the request it serves (request variables or a resolver). */

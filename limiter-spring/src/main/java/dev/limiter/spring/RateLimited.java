@@ -125,4 +125,17 @@ public @interface RateLimited {
      * method may return. Checked at startup. Empty: a rejected call throws.
      */
     String fallbackMethod() default "";
+
+    /**
+     * Exceptions (and their subclasses) on which a call gives back the permits it took, as if it had
+     * not been made: for a call that fails before doing the work its permits pay for, such as a
+     * downstream service that is unavailable. The method's exception is thrown unchanged; giving the
+     * permits back is best effort (a refund that fails, such as while Redis is unavailable, is logged,
+     * never thrown). For a {@code CompletionStage} the stage failing with one of them gives the permits
+     * back; for a reactive type, each subscription's error signal does. Only a call that took permits
+     * gives them back: a rejected call took none (and neither did a rejected call proceeding in shadow
+     * mode), while a call a shadow limiter admitted did, so the shadow limiter counts as an enforcing
+     * one would. Empty: permits are never given back.
+     */
+    Class<? extends Throwable>[] refundOn() default {};
 }

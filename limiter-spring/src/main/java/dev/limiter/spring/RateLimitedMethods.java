@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -226,7 +227,7 @@ public final class RateLimitedMethods {
         Outcome rejectedAs = Consequence.rejectedAs(shadow, fallback != null);
         CallLimits limits = limits(annotation, site, specific, targetClass, requestVariables, rejectedAs);
         return new LimitedMethod(limits, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
-                requestVariables, keyResolver, resolverName);
+                requestVariables, keyResolver, resolverName, List.of(annotation.refundOn()));
     }
 
     /** The limits of the method's calls: its limiter's own, or the plan each call picks; with the keys never limited. */

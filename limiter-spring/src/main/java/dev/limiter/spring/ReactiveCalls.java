@@ -2,6 +2,7 @@ package dev.limiter.spring;
 
 import java.lang.reflect.Method;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 import dev.limiter.Decision;
 
@@ -114,11 +115,12 @@ final class ReactiveCalls implements ReturnKind {
         Decision decision = consequence.decision();
         switch (consequence.step()) {
             case PROCEED:
-                return source;
+                return refunding(call, consequence, source);
             case AWAIT_TURN:
                 // The permits are reserved: the subscription waits for its turn on a timer.
                 Mono<Long> turn = Mono.delay(consequence.turnIn());
-                return multiValue ? turn.thenMany(source) : turn.then(Mono.from(source));
+                Publisher<?> proceeding = refunding(call, consequence, source);
+                return multiValue ? turn.thenMany(proceeding) : turn.then(Mono.from(proceeding));
             case FAIL:
                 return Mono.error(call.rejection(decision));
             case FALL_BACK:
@@ -132,6 +134,20 @@ final class ReactiveCalls implements ReturnKind {
             default:
                 throw new IllegalStateException("Unknown step " + consequence.step());
         }
+    }
+
+    /**
+     * {@code source}, giving the subscription's permits back when it signals an error of refundOn (after
+     * any values, for a multi-value type). The refund runs on the application's executor, not on the
+     * thread signalling, which may be an event loop; the error goes on unchanged.
+     */
+    private Publisher<?> refunding(LimitedCall call, Consequence consequence, Publisher<?> source) {
+        if (!call.method().refunds() || !consequence.decision().allowed()) {
+            return source;
+        }
+        Executor executor = call.prepared().asyncExecutor();
+        return multiValue ? Flux.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor))
+                : Mono.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor));
     }
 
     /** The response of the WebFlux exchange subscribing, else the servlet response of the call. */

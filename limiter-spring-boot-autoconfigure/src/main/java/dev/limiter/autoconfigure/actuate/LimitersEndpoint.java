@@ -13,6 +13,7 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
 import dev.limiter.autoconfigure.LimiterDefinitions;
@@ -40,8 +41,10 @@ import org.springframework.core.env.Environment;
  * {@code /actuator/limiters/{name}}), and the quota of one key, read without taking a permit
  * ({@code GET /actuator/limiters/{name}/{key}}, {@code GET /actuator/limiters/{name}/{plan}/{key}}
  * for a plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
- * a plan, in every plan); and retunes a limiter while the application runs
- * ({@code POST /actuator/limiters/{name}} with a JSON body such as {@code {"limit": 20, "window": "10s"}}).
+ * a plan, in every plan); gives permits back to a key, such as those of a call that failed before doing
+ * its work ({@code POST} on the same paths with a JSON body such as {@code {"permits": 1}}); and retunes
+ * a limiter while the application runs ({@code POST /actuator/limiters/{name}} with a JSON body such as
+ * {@code {"limit": 20, "window": "10s"}}).
  * Durations are ISO-8601 ({@code PT10S}). A value set by a property shows where it was set, such as
  * {@code class path resource [application.yml] - 12:16}.
  */
@@ -145,6 +148,64 @@ public final class LimitersEndpoint {
             return new WebEndpointResponse<>(new ResetDescriptor(name, plan, key, false, null, ex.getMessage()),
                     WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
         }
+    }
+
+    /**
+     * Gives {@code permits} back to {@code key} under limiter {@code name} (see {@link RateLimiter#refund}),
+     * for every instance, and answers the key's quota after it. 404 for an unknown limiter; 400 for a
+     * limiter with plans (each plan counts apart: name the plan the permits were taken under), or for
+     * permits missing or below 1, saying what to send instead; 503 when nothing could be given back
+     * (Redis unavailable), with the reason.
+     */
+    @WriteOperation
+    public WebEndpointResponse<RefundDescriptor> refund(@Selector String name, @Selector String key, @Nullable Long permits) {
+        RateLimiter limiter = registry.find(name).orElse(null);
+        if (limiter == null) {
+            Map<String, RateLimiter> plans = registry.plans(name);
+            if (plans.isEmpty()) {
+                return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+            }
+            return refused(name, null, key, permits, new RefusalDescriptor("limiter.limiters." + name + ".plans", null,
+                    "Limiter '" + name + "' has plans, each counting its keys apart: permits go back to the plan they were taken under",
+                    "POST /actuator/limiters/" + name + "/{plan}/" + key + " with {plan} one of " + plans.keySet()));
+        }
+        return refund(name, null, limiter, key, permits);
+    }
+
+    /** Gives permits back to {@code key} under plan {@code plan} of limiter {@code name}; 404 for an unknown plan, else as {@link #refund(String, String, Long)}. */
+    @WriteOperation
+    public WebEndpointResponse<RefundDescriptor> refundPlan(@Selector String name, @Selector String plan, @Selector String key,
+            @Nullable Long permits) {
+        RateLimiter limiter = registry.find(name, plan).orElse(null);
+        if (limiter == null) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        return refund(name, plan, limiter, key, permits);
+    }
+
+    private static WebEndpointResponse<RefundDescriptor> refund(String name, @Nullable String plan, RateLimiter limiter, String key,
+            @Nullable Long permits) {
+        if (permits == null || permits < 1) {
+            String problem = (permits == null) ? "No permits given: the body says how many permits go back"
+                    : "permits must be at least 1 but was " + permits;
+            return refused(name, plan, key, permits, new RefusalDescriptor("permits", (permits != null) ? permits.toString() : null,
+                    problem, "Send a JSON body such as {\"permits\": 1}, with the permits the call took and did not use"));
+        }
+        try {
+            Quota quota = limiter.refund(key, permits);
+            return new WebEndpointResponse<>(new RefundDescriptor(name, plan, key, true, permits, quota.limit(), quota.remaining(),
+                    quota.resetAfter().toString(), quota.source().tag(), null, null));
+        }
+        catch (RefundFailedException ex) {
+            return new WebEndpointResponse<>(new RefundDescriptor(name, plan, key, false, permits, null, null, null, null, ex.getMessage(),
+                    null), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
+    }
+
+    private static WebEndpointResponse<RefundDescriptor> refused(String name, @Nullable String plan, String key, @Nullable Long permits,
+            RefusalDescriptor refusal) {
+        return new WebEndpointResponse<>(new RefundDescriptor(name, plan, key, false, permits, null, null, null, null, null, refusal),
+                WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /**
@@ -318,6 +379,17 @@ public final class LimitersEndpoint {
      */
     public record ResetDescriptor(String limiter, @Nullable String plan, String key, boolean reset, @Nullable Boolean hadState,
             @Nullable String error) {
+    }
+
+    /**
+     * What a refund did: whether {@code permits} were given back to the key (under {@code plan}, null for
+     * a limiter without plans), and its quota after it ({@code limit}, {@code remaining},
+     * {@code resetAfter}, and {@code source}, what answered); when not, why: {@code error} when the state
+     * could not be reached, {@code refused} for a request to correct.
+     */
+    public record RefundDescriptor(String limiter, @Nullable String plan, String key, boolean refunded, @Nullable Long permits,
+            @Nullable Long limit, @Nullable Long remaining, @Nullable String resetAfter, @Nullable String source, @Nullable String error,
+            @Nullable RefusalDescriptor refused) {
     }
 
     /**

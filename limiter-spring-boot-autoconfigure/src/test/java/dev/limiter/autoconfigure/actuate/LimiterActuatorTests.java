@@ -169,6 +169,32 @@ class LimiterActuatorTests {
     }
 
     @Test
+    void postingPermitsToAKeyGivesThemBackAndAnswersTheQuotaAfter() {
+        this.contextRunner.run((context) -> {
+            LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+            Service service = context.getBean(Service.class);
+            for (int i = 0; i < 5; i++) {
+                service.order("alice");
+            }
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
+
+            WebEndpointResponse<LimitersEndpoint.RefundDescriptor> refund = endpoint.refund("orders", "alice", 2L);
+
+            assertThat(refund.getStatus()).isEqualTo(200);
+            assertThat(refund.getBody()).isEqualTo(new LimitersEndpoint.RefundDescriptor("orders", null, "alice", true, 2L, 5L, 2L,
+                    endpoint.quota("orders", "alice").resetAfter(), "redis", null, null));
+            service.order("alice");
+            service.order("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
+
+            assertThat(endpoint.refund("orders", "alice", null).getStatus()).isEqualTo(400);
+            assertThat(endpoint.refund("orders", "alice", 0L).getBody().refused().problem()).isEqualTo("permits must be at least 1 but was 0");
+            assertThat(endpoint.refund("nonesuch", "alice", 1L).getStatus()).isEqualTo(404);
+            assertThat(endpoint.refundPlan("orders", "free", "alice", 1L).getStatus()).as("a limiter without plans has no plan").isEqualTo(404);
+        });
+    }
+
+    @Test
     void theMemoryBackendIsListedAndHasNoHealthIndicator() {
         this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
             assertThat(context.getBean(LimitersEndpoint.class).limiters().backend()).isEqualTo("memory");
@@ -211,6 +237,12 @@ class LimiterActuatorTests {
                     assertThat(reset.getStatus()).as("a reset while Redis is out does not pretend").isEqualTo(503);
                     assertThat(reset.getBody().reset()).isFalse();
                     assertThat(reset.getBody().error()).contains("Redis is unavailable");
+                    WebEndpointResponse<LimitersEndpoint.RefundDescriptor> refund = context.getBean(LimitersEndpoint.class)
+                        .refund("orders", "carol", 1L);
+                    assertThat(refund.getStatus()).as("a refund while Redis is out does not pretend").isEqualTo(503);
+                    assertThat(refund.getBody().refunded()).isFalse();
+                    assertThat(refund.getBody().error()).isEqualTo("Could not give 1 permit back to key 'carol' of limiter 'orders': "
+                            + "Redis is unavailable (the limiters follow their failure policy); try again once it answers");
                 });
         }
     }

@@ -1,0 +1,90 @@
+-- sliding-log refund: drops the newest permits logged, up to the permits given back, from entries
+-- that still count under the longest window (docs/algorithms.md). Twin: dev.limiter.SlidingLog#refund.
+-- Follows lib.lua, which parses the arguments as for a decision.
+--
+-- KEYS[1]  sorted set: score = time, member = '<total>:<cost>', as in sliding-log.lua
+-- ARGV[2]  permits to give back, at least 1
+-- ARGV[4]  unused
+-- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
+--
+-- The log is read at standing = max(now, newest entry time), as a decision reads it. An entry whose
+-- cost is all given back is removed; one given back in part keeps its time with a smaller cost (it
+-- is the newest entry, so its smaller total renames no other). A key with nothing to give back is
+-- left as it is: nothing is written. A key with no entry counting after the refund is deleted, the
+-- same as an absent one. Each entry holds at least one permit, so this reads at most permits entries.
+
+local function member(total, cost)
+  return string.format('%013d:%d', total, cost)
+end
+
+local function total_of(m)
+  return tonumber(string.sub(m, 1, 13))
+end
+
+local function cost_of(m)
+  return tonumber(string.sub(m, 15))
+end
+
+local function score(t)
+  return string.format('%d', t)
+end
+
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+local standing = now
+if newest[2] and tonumber(newest[2]) > now then
+  standing = tonumber(newest[2])
+end
+local since = standing - limits[#limits].window
+
+-- Permits counting under each limit before the refund.
+local total = newest[1] and total_of(newest[1]) or 0
+local used = {}
+for i, l in ipairs(limits) do
+  local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. score(standing - l.window), '+inf', 'LIMIT', 0, 1)
+  used[i] = oldest[1] and (total - total_of(oldest[1]) + cost_of(oldest[1])) or 0
+end
+
+-- From the newest entry back, while it still counts under the longest window.
+local left = permits
+local given = 0
+while left > 0 do
+  local entry = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  if not entry[1] or tonumber(entry[2]) <= since then
+    break
+  end
+  local cost = cost_of(entry[1])
+  redis.call('ZREM', KEYS[1], entry[1])
+  if cost > left then
+    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]) - left, cost - left))
+    given = given + left
+    left = 0
+  else
+    given = given + cost
+    left = left - cost
+  end
+end
+
+local newest_time = tonumber(newest[2])
+if given > 0 then
+  newest_time = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+end
+local remaining, reset = {}, {}
+local whole = true
+for i, l in ipairs(limits) do
+  -- The permits given back are the newest: under every limit that counted them.
+  used[i] = math.max(0, used[i] - given)
+  remaining[i] = l.limit - used[i]
+  -- A limit with a permit counting has the newest entry counting.
+  reset[i] = (used[i] > 0) and (newest_time + l.window - now) or 0
+  if reset[i] > 0 then
+    whole = false
+  end
+end
+if given > 0 then
+  if whole then
+    redis.call('DEL', KEYS[1])
+  else
+    expire(reset)
+  end
+end
+return reply(false, 0, 0, 0, remaining, reset)
