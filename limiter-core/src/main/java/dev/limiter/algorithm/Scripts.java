@@ -27,7 +27,7 @@ public final class Scripts {
 
     /**
      * Classpath location of {@code algorithm}'s refund script, which gives permits back to a key, such
-     * as {@code dev/limiter/algorithm/gcra-refund.lua}; sent after the same prelude.
+     * as {@code dev/limiter/algorithm/gcra-refund.lua}; sent after {@link #PRELUDE}.
      */
     public static String refundLocation(Algorithm algorithm) {
         return "dev/limiter/algorithm/" + algorithm.configName() + "-refund.lua";

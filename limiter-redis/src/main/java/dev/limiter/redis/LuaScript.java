@@ -16,8 +16,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * An algorithm's Lua script: the decision prelude {@code decide.lua} followed by the algorithm's own
- * file, read once with its SHA1 computed once, so each decision is a plain EVALSHA (Spring Data
- * Redis falls back to EVAL when Redis lost the script).
+ * file (a refund script follows {@code lib.lua}), read once with its SHA1 computed once, so each
+ * decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the script).
  */
 @SuppressWarnings("rawtypes")
 final class LuaScript implements RedisScript<List> {
@@ -27,9 +27,10 @@ final class LuaScript implements RedisScript<List> {
     private static final Map<Algorithm, LuaScript> REFUNDS = new EnumMap<>(Algorithm.class);
 
     static {
-        String prelude = read(Scripts.DECISION_PRELUDE);
+        String decisionPrelude = read(Scripts.DECISION_PRELUDE);
+        String prelude = read(Scripts.PRELUDE);
         for (Algorithm algorithm : Algorithm.values()) {
-            SCRIPTS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.location(algorithm))));
+            SCRIPTS.put(algorithm, new LuaScript(decisionPrelude + "\n" + read(Scripts.location(algorithm))));
             REFUNDS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.refundLocation(algorithm))));
         }
     }
