@@ -398,6 +398,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         }
     }
 
+    /** Whether blocking decisions that meet in flight go to Redis as one script call ({@link Builder#batching}). */
+    public boolean isBatching() {
+        return batches != null;
+    }
+
     /** The batching of this factory's limiters; null when off. For tests. */
     @Nullable ScriptBatches batches() {
         return batches;
