@@ -47,6 +47,9 @@ final class ScriptBatches {
     /** Whether Redis is a cluster; null until known (asked with the first decision). */
     private volatile @Nullable Boolean cluster;
 
+    /** Decisions queued, batched or not; for tests. */
+    private final LongAdder decisions = new LongAdder();
+
     /** Script calls sent, batched or alone; for tests. */
     private final LongAdder calls = new LongAdder();
 
@@ -95,14 +98,9 @@ final class ScriptBatches {
         return batched.sum();
     }
 
-    /** Script calls on their way now (standalone Redis); for tests. */
-    int inFlight() {
-        return lane.sending.get();
-    }
-
-    /** Decisions queued now (standalone Redis); for tests. */
-    int queued() {
-        return lane.queue.size();
+    /** Decisions queued so far, each counted once, whether it was sent alone or in a batch. */
+    long decisions() {
+        return decisions.sum();
     }
 
     /** Most decisions sent in one call. */
@@ -170,6 +168,7 @@ final class ScriptBatches {
 
         List<?> decide(Call call) {
             queue.add(call);
+            decisions.increment();
             boolean interrupted = false;
             try {
                 while (!call.done) {

@@ -182,7 +182,7 @@ class ScriptBatchesTest {
      */
     @Test
     void decisionsOnOneKeyInABatchAreAppliedInQueueOrder() throws Exception {
-        RedisRateLimiterFactory factory = batchedFactory(slowTemplate(Duration.ofSeconds(1)), 64).clock(clock).build();
+        RedisRateLimiterFactory factory = batchedFactory(slowTemplate(Duration.ofSeconds(2)), 64).clock(clock).build();
         ScriptBatches batches = factory.batches();
         RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(5, Duration.ofSeconds(10)));
         List<Future<Decision>> decided = inQueueOrder(batches, List.of(() -> limiter.tryAcquire("a"), () -> limiter.tryAcquire("b"),
@@ -202,7 +202,7 @@ class ScriptBatchesTest {
      */
     @Test
     void withRedisTimeABatchDecidesEachDecisionAsAlone() throws Exception {
-        RedisRateLimiterFactory factory = batchedFactory(slowTemplate(Duration.ofMillis(200)), 64).build();
+        RedisRateLimiterFactory factory = batchedFactory(slowTemplate(Duration.ofSeconds(2)), 64).build();
         RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofHours(1)));
         List<Callable<Decision>> calls = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
@@ -223,7 +223,7 @@ class ScriptBatchesTest {
     /** A decision that fails in Redis (its key holds another type) fails alone; the others of its batch are decided. */
     @Test
     void aDecisionRedisFailsInABatchGoesToItsPolicyAlone() throws Exception {
-        StringRedisTemplate template = slowTemplate(Duration.ofSeconds(1));
+        StringRedisTemplate template = slowTemplate(Duration.ofSeconds(2));
         RedisRateLimiterFactory factory = batchedFactory(template, 64).clock(clock).failurePolicy(FailurePolicy.DENY).build();
         RedisRateLimiter limiter = (RedisRateLimiter) factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10)));
         TestRedisSupport.shared().opsForValue().set(limiter.redisKey("bad"), "not a hash");
@@ -247,7 +247,7 @@ class ScriptBatchesTest {
         TestRedis redis = TestRedis.shared();
         LatencyProxy proxy = LatencyProxy.start(redis.host(), redis.port());
         resources.add(proxy);
-        StringRedisTemplate template = template(proxy, Duration.ofMillis(1500));
+        StringRedisTemplate template = template(proxy, Duration.ofSeconds(2));
         RedisRateLimiterFactory factory = batchedFactory(template, 64).clock(clock).failurePolicy(FailurePolicy.DENY).build();
         factory.warmUp();
         resources.add(factory::close);
@@ -257,7 +257,7 @@ class ScriptBatchesTest {
         assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.REDIS);
         ScriptBatches batches = factory.batches();
         long before = batches.calls();
-        proxy.delayReplies(Duration.ofSeconds(3));
+        proxy.delayReplies(Duration.ofSeconds(4));
         List<Future<Decision>> decided = inQueueOrder(batches, List.of(() -> limiter.tryAcquire("a"), () -> limiter.tryAcquire("b"),
                 () -> limiter.tryAcquire("k"), () -> limiter.tryAcquire("k"), () -> limiter.tryAcquire("c")));
         for (Future<Decision> decision : decided) {
@@ -283,7 +283,7 @@ class ScriptBatchesTest {
             connection.scriptingCommands().scriptFlush();
             return null;
         });
-        proxy.delayReplies(Duration.ofSeconds(1));
+        proxy.delayReplies(Duration.ofSeconds(2));
         RateLimiter limiter = factory.create("orders", Algorithm.SLIDING_LOG, LimitSpec.of(5, Duration.ofSeconds(10)));
         List<Future<Decision>> decided = inQueueOrder(factory.batches(), List.of(() -> limiter.tryAcquire("a"), () -> limiter.tryAcquire("b"),
                 () -> limiter.tryAcquire("k", 2), () -> limiter.tryAcquire("k", 2), () -> limiter.tryAcquire("k", 2)));
@@ -294,18 +294,21 @@ class ScriptBatchesTest {
     }
 
     /**
-     * Starts each of {@code calls} on its own thread once the one before is in flight (the first two)
-     * or queued (the others), so that the queue holds them in this order.
+     * Starts each of {@code calls} on its own thread once the one before has been sent (the first two,
+     * which then fill both places in flight) or queued (the others), so that the queue holds them in
+     * this order. The replies' delay must outlast this.
      */
     private <T> List<Future<T>> inQueueOrder(ScriptBatches batches, List<Callable<T>> calls) throws InterruptedException {
         ExecutorService pool = Executors.newFixedThreadPool(calls.size());
         resources.add(pool::shutdownNow);
         List<Future<T>> futures = new ArrayList<>();
+        long decisions = batches.decisions();
+        long sent = batches.calls();
         for (int i = 0; i < calls.size(); i++) {
             futures.add(pool.submit(calls.get(i)));
-            int inFlight = Math.min(i + 1, ScriptBatches.IN_FLIGHT);
-            int queued = Math.max(0, i + 1 - ScriptBatches.IN_FLIGHT);
-            while (batches.inFlight() < inFlight || batches.queued() < queued) {
+            long inFlight = sent + Math.min(i + 1, ScriptBatches.IN_FLIGHT);
+            // Counters only grow, so a wait never misses its moment, however slow this thread.
+            while (batches.decisions() < decisions + i + 1 || batches.calls() < inFlight) {
                 Thread.sleep(1);
             }
         }
