@@ -174,7 +174,7 @@ final class ScriptBatches {
                 while (!call.done) {
                     if (takePlace()) {
                         try {
-                            send();
+                            sendQueued();
                         }
                         finally {
                             sending.decrementAndGet();
@@ -213,7 +213,7 @@ final class ScriptBatches {
         }
 
         /** Sends the queued decisions, at most maxSize, as one call. */
-        private void send() {
+        private void sendQueued() {
             List<Call> batch = new ArrayList<>(Math.min(maxSize, 16));
             for (Call next; batch.size() < maxSize && (next = queue.poll()) != null;) {
                 batch.add(next);
@@ -221,6 +221,20 @@ final class ScriptBatches {
             if (batch.isEmpty()) {
                 return;
             }
+            try {
+                send(batch);
+            }
+            finally {
+                // Whatever went wrong here, no caller of this batch may wait for ever.
+                for (Call call : batch) {
+                    if (!call.done) {
+                        call.complete(null, new IllegalStateException("The batch of " + call.key + " ended without its reply"));
+                    }
+                }
+            }
+        }
+
+        private void send(List<Call> batch) {
             calls.increment();
             if (batch.size() == 1) {
                 Call alone = batch.get(0);
