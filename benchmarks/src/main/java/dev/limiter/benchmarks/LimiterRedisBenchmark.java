@@ -20,7 +20,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Limiter on Redis: through its public API ({@link RedisRateLimiterFactory} on a
  * {@link StringRedisTemplate} over Lettuce, then {@code tryAcquire}), or through an annotated method
- * of a Spring Boot application; through the API also with the local deny cache.
+ * of a Spring Boot application; through the API also with the local deny cache, and with batching
+ * (decisions that meet in flight sent as one script call).
  */
 @State(Scope.Benchmark)
 public class LimiterRedisBenchmark {
@@ -36,6 +37,9 @@ public class LimiterRedisBenchmark {
     /** Keys the local deny cache holds, when enabled. */
     static final int DENY_CACHE_KEYS = 10_000;
 
+    /** Most decisions in one batch, when batching: the default of limiter.redis.batching.max-size. */
+    static final int MAX_BATCH_SIZE = 64;
+
     @Param
     public Algorithm algorithm;
 
@@ -48,6 +52,9 @@ public class LimiterRedisBenchmark {
     @Param("false")
     public boolean denyCache;
 
+    @Param("false")
+    public boolean batching;
+
     private Decider decider;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -56,8 +63,8 @@ public class LimiterRedisBenchmark {
     public void setUp(Tally tally) {
         BenchRedis redis = BenchRedis.get();
         if (path == Path.ANNOTATED) {
-            if (denyCache) {
-                throw new IllegalArgumentException("the deny cache is measured through the public API only");
+            if (denyCache || batching) {
+                throw new IllegalArgumentException("the deny cache and batching are measured through the public API only");
             }
             AnnotatedApp app = AnnotatedApp.onRedis(redis, algorithm, workload);
             resources.add(app);
@@ -69,6 +76,9 @@ public class LimiterRedisBenchmark {
             RedisRateLimiterFactory.Builder builder = RedisRateLimiterFactory.builder(template);
             if (denyCache) {
                 builder.localDenyCache(DENY_CACHE_KEYS);
+            }
+            if (batching) {
+                builder.batching(MAX_BATCH_SIZE);
             }
             RedisRateLimiterFactory factory = builder.build();
             factory.warmUp();

@@ -18,6 +18,7 @@ final class Plan {
         LIMITER_API("Limiter, public API", LimiterRedisBenchmark.class, true),
         LIMITER_ANNOTATED("Limiter, @RateLimited", LimiterRedisBenchmark.class, true),
         LIMITER_DENY_CACHE("Limiter, public API, local deny cache", LimiterRedisBenchmark.class, true),
+        LIMITER_BATCHED("Limiter, public API, batching", LimiterRedisBenchmark.class, true),
         BUCKET4J("Bucket4j (Lettuce, CAS), token bucket", Bucket4jRedisBenchmark.class, true),
         MEMORY_API("Limiter in memory, public API", InProcessBenchmark.class, false),
         MEMORY_ANNOTATED("Limiter in memory, @RateLimited", InProcessBenchmark.class, false),
@@ -48,10 +49,11 @@ final class Plan {
             Map<String, String> params = new LinkedHashMap<>();
             params.put("workload", workload.name());
             switch (subject) {
-                case LIMITER_API, LIMITER_ANNOTATED, LIMITER_DENY_CACHE -> {
+                case LIMITER_API, LIMITER_ANNOTATED, LIMITER_DENY_CACHE, LIMITER_BATCHED -> {
                     params.put("algorithm", algorithm.name());
                     params.put("path", subject == Subject.LIMITER_ANNOTATED ? "ANNOTATED" : "API");
                     params.put("denyCache", Boolean.toString(subject == Subject.LIMITER_DENY_CACHE));
+                    params.put("batching", Boolean.toString(subject == Subject.LIMITER_BATCHED));
                 }
                 case MEMORY_API, MEMORY_ANNOTATED, RESILIENCE4J -> {
                     params.put("algorithm", (algorithm != null ? algorithm : Algorithm.TOKEN_BUCKET).name());
@@ -84,6 +86,12 @@ final class Plan {
                 if (workload != Workload.UNIFORM_KEYS && threads > 1) {
                     for (Algorithm algorithm : Algorithm.values()) {
                         runs.add(new Run(Subject.LIMITER_DENY_CACHE, algorithm, workload, threads));
+                    }
+                }
+                // Batching changes nothing for one thread: a lone call goes out at once, as without it.
+                if (threads > 1) {
+                    for (Algorithm algorithm : Algorithm.values()) {
+                        runs.add(new Run(Subject.LIMITER_BATCHED, algorithm, workload, threads));
                     }
                 }
             }

@@ -118,6 +118,15 @@ final class Report {
                         uniformRatio),
                 uniformRatio >= 2.5);
 
+        // Issue 14: batching, against the same limiter unbatched and against Bucket4j, in the same run.
+        double batchedUniform = results.perSecond(Subject.LIMITER_BATCHED, Algorithm.TOKEN_BUCKET, Workload.UNIFORM_KEYS, 64);
+        double batchedGain = batchedUniform / limiterUniform;
+        double batchedRatio = batchedUniform / bucket4jUniform;
+        target("100,000 keys, 64 threads, batching on: ≥ 2x the same limiter without batching and ≥ 2.5x Bucket4j decisions/s",
+                String.format(Locale.ROOT, "token bucket batched %s/s vs unbatched %s/s: **%.2fx**; vs Bucket4j %s/s: **%.2fx**",
+                        count(batchedUniform), count(limiterUniform), batchedGain, count(bucket4jUniform), batchedRatio),
+                batchedGain >= 2 && batchedRatio >= 2.5);
+
         double worstShare = Double.NaN;
         String worstCase = null;
         for (Algorithm algorithm : Algorithm.values()) {
@@ -218,7 +227,8 @@ final class Report {
                 + "decision reached Redis once; for Bucket4j it counts compare-and-swap attempts (each after a GET).");
         line();
         header("client", "algorithm", true);
-        for (Subject subject : List.of(Subject.BUCKET4J, Subject.LIMITER_API, Subject.LIMITER_ANNOTATED, Subject.LIMITER_DENY_CACHE)) {
+        for (Subject subject : List.of(Subject.BUCKET4J, Subject.LIMITER_API, Subject.LIMITER_ANNOTATED, Subject.LIMITER_DENY_CACHE,
+                Subject.LIMITER_BATCHED)) {
             if (!results.has(subject)) {
                 continue;
             }
@@ -246,7 +256,8 @@ final class Report {
         line();
         line("| client | algorithm | 1 thread | 64 threads |");
         line("|---|---|---|---|");
-        for (Subject subject : List.of(Subject.BUCKET4J, Subject.LIMITER_API, Subject.LIMITER_ANNOTATED, Subject.LIMITER_DENY_CACHE)) {
+        for (Subject subject : List.of(Subject.BUCKET4J, Subject.LIMITER_API, Subject.LIMITER_ANNOTATED, Subject.LIMITER_DENY_CACHE,
+                Subject.LIMITER_BATCHED)) {
             if (!results.has(subject)) {
                 continue;
             }

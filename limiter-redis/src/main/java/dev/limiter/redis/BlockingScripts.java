@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
@@ -46,20 +47,50 @@ final class BlockingScripts {
         for (int i = 0; i < args.length; i++) {
             keysAndArgs[i + 1] = ((String) args[i]).getBytes(StandardCharsets.UTF_8);
         }
-        // Exposed: the template hands over its connection as it is, without a proxy around it.
-        return direct.execute((RedisCallback<List<?>>) connection -> run(connection, script, keysAndArgs), true);
+        return execute(script, 1, keysAndArgs);
     }
 
-    private static List<?> run(RedisConnection connection, LuaScript script, byte[][] keysAndArgs) {
+    /** Runs {@code script} on several keys; throws what Redis or the connection throws. */
+    List<?> execute(LuaScript script, List<String> keys, List<String> args) {
+        if (direct == null) {
+            return redis.execute(script, keys, args.toArray());
+        }
+        byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
+        int i = 0;
+        for (String key : keys) {
+            keysAndArgs[i++] = key.getBytes(StandardCharsets.UTF_8);
+        }
+        for (String arg : args) {
+            keysAndArgs[i++] = arg.getBytes(StandardCharsets.UTF_8);
+        }
+        return execute(script, keys.size(), keysAndArgs);
+    }
+
+    private List<?> execute(LuaScript script, int keys, byte[][] keysAndArgs) {
+        RedisTemplate<?, ?> template = direct;
+        if (template == null) {
+            throw new IllegalStateException("Not a direct template");
+        }
+        // Exposed: the template hands over its connection as it is, without a proxy around it.
+        return template.execute((RedisCallback<List<?>>) connection -> run(connection, script, keys, keysAndArgs), true);
+    }
+
+    /** Whether this Redis is a cluster, which needs every key of one script in one slot; asks Redis. */
+    boolean isCluster() {
+        Boolean cluster = redis.execute((RedisCallback<Boolean>) connection -> connection instanceof RedisClusterConnection);
+        return Boolean.TRUE.equals(cluster);
+    }
+
+    private static List<?> run(RedisConnection connection, LuaScript script, int keys, byte[][] keysAndArgs) {
         try {
-            return connection.scriptingCommands().evalSha(script.sha1Bytes(), ReturnType.MULTI, 1, keysAndArgs);
+            return connection.scriptingCommands().evalSha(script.sha1Bytes(), ReturnType.MULTI, keys, keysAndArgs);
         }
         catch (RuntimeException ex) {
             if (!isNoScript(ex)) {
                 throw ex;
             }
             // Redis lost the script (restart, SCRIPT FLUSH, failover): send it with the call, and it is cached again.
-            return connection.scriptingCommands().eval(script.sourceBytes(), ReturnType.MULTI, 1, keysAndArgs);
+            return connection.scriptingCommands().eval(script.sourceBytes(), ReturnType.MULTI, keys, keysAndArgs);
         }
     }
 

@@ -17,7 +17,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * An algorithm's Lua script: the decision prelude {@code decide.lua} followed by the algorithm's own
  * file (a refund script follows {@code lib.lua}), read once with its SHA1 computed once, so each
- * decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the script).
+ * decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the script). Also
+ * the batch script ({@code batch.lua}), which decides many keys in one call by the very same texts.
  */
 @SuppressWarnings("rawtypes")
 final class LuaScript implements RedisScript<List> {
@@ -26,16 +27,36 @@ final class LuaScript implements RedisScript<List> {
 
     private static final Map<Algorithm, LuaScript> REFUNDS = new EnumMap<>(Algorithm.class);
 
+    /** Where batch.lua takes the algorithms' functions. */
+    private static final String ALGORITHMS = "--[[ algorithms ]]";
+
+    private static final LuaScript BATCH;
+
     static {
         String decisionPrelude = read(Scripts.DECISION_PRELUDE);
         String prelude = read(Scripts.PRELUDE);
+        StringBuilder functions = new StringBuilder();
         for (Algorithm algorithm : Algorithm.values()) {
-            SCRIPTS.put(algorithm, new LuaScript(decisionPrelude + "\n" + read(Scripts.location(algorithm))));
-            REFUNDS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.refundLocation(algorithm))));
+            String script = decisionPrelude + "\n" + read(Scripts.location(algorithm));
+            SCRIPTS.put(algorithm, new LuaScript(script, batchIndex(algorithm)));
+            REFUNDS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.refundLocation(algorithm)), 0));
+            // The text as it is, read at run time: a change of an algorithm's script reaches the batch
+            // script with it. Parameters named KEYS and ARGV shadow the globals, so the text reads its
+            // own decision's key and arguments.
+            functions.append("algorithms[").append(batchIndex(algorithm)).append("] = function(KEYS, ARGV)\n").append(script)
+                    .append("\nend\n");
         }
+        String batch = read("dev/limiter/redis/batch.lua");
+        if (!batch.contains(ALGORITHMS)) {
+            throw new IllegalStateException("batch.lua has no line " + ALGORITHMS);
+        }
+        BATCH = new LuaScript(batch.replace(ALGORITHMS, functions), 0);
     }
 
     private final String source;
+
+    /** This algorithm's index in the batch script; 0 for scripts never batched (the batch script, refunds). */
+    private final int batchIndex;
 
     private final String sha1;
 
@@ -43,8 +64,9 @@ final class LuaScript implements RedisScript<List> {
 
     private final byte[] sha1Bytes;
 
-    private LuaScript(String source) {
+    private LuaScript(String source, int batchIndex) {
         this.source = source;
+        this.batchIndex = batchIndex;
         this.sha1 = DigestUtils.sha1DigestAsHex(source);
         this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
         this.sha1Bytes = sha1.getBytes(StandardCharsets.US_ASCII);
@@ -65,6 +87,20 @@ final class LuaScript implements RedisScript<List> {
             throw new IllegalStateException("No refund script for " + algorithm);
         }
         return script;
+    }
+
+    /** The script that decides many keys in one call ({@code batch.lua}). */
+    static LuaScript batch() {
+        return BATCH;
+    }
+
+    private static int batchIndex(Algorithm algorithm) {
+        return algorithm.ordinal() + 1;
+    }
+
+    /** This algorithm's index in {@link #batch()}'s arguments. */
+    int batchIndex() {
+        return batchIndex;
     }
 
     private static String read(String location) {

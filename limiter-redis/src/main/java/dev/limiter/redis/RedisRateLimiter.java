@@ -56,6 +56,9 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final BlockingScripts redis;
 
+    /** Sends blocking decisions that meet in flight as one script call; null to send each alone. */
+    private final @Nullable ScriptBatches batches;
+
     /** The same Redis, for what is not a script: resetting a key. */
     private final RedisOperations<String, String> operations;
 
@@ -86,12 +89,13 @@ final class RedisRateLimiter implements RateLimiter {
      */
     RedisRateLimiter(String name, @Nullable String plan, RateLimiterConfig config, Tuner tuner, RedisOperations<String, String> redis,
             @Nullable ReactiveScripts reactive, String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability,
-            DecisionListener listener, @Nullable LocalDenyCache denyCache) {
+            DecisionListener listener, @Nullable LocalDenyCache denyCache, @Nullable ScriptBatches batches) {
         this.name = RateLimiterFactory.checkName(name);
         this.plan = (plan != null) ? RateLimiterFactory.checkPlan(plan) : null;
         this.tuner = tuner;
         this.tuning = new AtomicReference<>(tuner.tuning(name, config));
         this.redis = new BlockingScripts(redis);
+        this.batches = batches;
         this.operations = redis;
         this.reactive = reactive;
         this.keyHead = (plan != null) ? RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name, plan)
@@ -110,6 +114,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.tuning = limiter.tuning;
         this.tuner = limiter.tuner;
         this.redis = limiter.redis;
+        this.batches = limiter.batches;
         this.operations = limiter.operations;
         this.reactive = limiter.reactive;
         this.keyHead = limiter.keyHead;
@@ -245,11 +250,11 @@ final class RedisRateLimiter implements RateLimiter {
         if (!availability.available()) {
             return withoutRedis(tuned, redisKey, key, permits, heard);
         }
-        Object[] args = args(tuned, permits);
+        String[] args = args(tuned, permits);
         List<?> reply;
         long start = System.nanoTime();
         try {
-            reply = redis.execute(tuned.script(), redisKey, args);
+            reply = (batches != null) ? batches.execute(tuned.script(), redisKey, args) : redis.execute(tuned.script(), redisKey, args);
         }
         catch (RuntimeException ex) {
             // A timed-out script may have been applied: it is never sent again, the policy decides
@@ -364,7 +369,7 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     /** The script's arguments for a request of {@code permits}. */
-    private Object[] args(Tuning tuned, long permits) {
+    private String[] args(Tuning tuned, long permits) {
         // No time: the script reads Redis TIME, so application clocks never matter.
         return tuned.codec().arguments((clock != null) ? clock.nowMicros() : null, permits);
     }

@@ -69,6 +69,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     private final @Nullable LocalDenyCache denyCache;
 
+    /** Sends blocking decisions that meet in flight as one script call, shared by the limiters; null when off. */
+    private final @Nullable ScriptBatches batches;
+
     private final Background background = new Background();
 
     private final InstanceRegistry instances;
@@ -102,6 +105,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
                 settings.expectedInstances);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
+        this.batches = (settings.maxBatchSize > 0) ? new ScriptBatches(new BlockingScripts(settings.redis), settings.maxBatchSize) : null;
         this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances);
     }
 
@@ -141,6 +145,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
         /** Most keys the local deny cache holds; 0 when it is off. */
         private int denyCacheKeys;
+
+        /** Most decisions sent in one batch; 0 when batching is off. */
+        private int maxBatchSize;
 
         private Builder(RedisOperations<String, String> redis) {
             if (redis == null) {
@@ -258,6 +265,28 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         }
 
         /**
+         * Batching: blocking decisions that meet in flight go to Redis as one script call deciding
+         * them one after the other, so that Redis pays the fixed cost of a call (EVALSHA, TIME, the
+         * reply) once per batch instead of once per decision. While two calls are on their way, further
+         * decisions queue, and the next caller to find a call free sends them all; a decision that
+         * finds a call free goes out at once, alone, as without batching, so nothing waits for
+         * company. Each caller gets its own decision, the one its script would have given it alone.
+         * A batch that fails goes to the failure policy of each of its callers. On a Redis Cluster,
+         * only decisions of one hash slot are batched together. Asynchronous requests
+         * ({@code tryAcquireAsync} through {@link #reactiveRedis}) are not batched.
+         *
+         * @param maxBatchSize most decisions sent in one call, at least 1 (1 sends each alone, as
+         *     without batching, but still queues behind two calls in flight)
+         */
+        public Builder batching(int maxBatchSize) {
+            if (maxBatchSize < 1) {
+                throw new IllegalArgumentException("a batch must hold at least 1 decision but maxBatchSize was " + maxBatchSize);
+            }
+            this.maxBatchSize = maxBatchSize;
+            return this;
+        }
+
+        /**
          * Decides {@link RateLimiter#tryAcquireAsync asynchronous requests} by sending the script through
          * the reactive API of the same Redis, so that no thread waits for it. Without it, asynchronous
          * requests are decided by the blocking call.
@@ -347,6 +376,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
                 connection.scriptingCommands().scriptLoad(LuaScript.refundOf(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }
+            if (batches != null) {
+                connection.scriptingCommands().scriptLoad(LuaScript.batch().getScriptAsString().getBytes(StandardCharsets.UTF_8));
+            }
             return Boolean.TRUE;
         });
     }
@@ -367,15 +399,25 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         }
     }
 
+    /** Whether blocking decisions that meet in flight go to Redis as one script call ({@link Builder#batching}). */
+    public boolean isBatching() {
+        return batches != null;
+    }
+
+    /** The batching of this factory's limiters; null when off. For tests. */
+    @Nullable ScriptBatches batches() {
+        return batches;
+    }
+
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, listener, denyCache);
+        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, listener, denyCache, batches);
     }
 
     /** A plan's limiter: the plan is part of each of its Redis keys, so no other plan reads its state. */
     @Override
     public RateLimiter create(String name, String plan, RateLimiterConfig config) {
         return new RedisRateLimiter(name, RateLimiterFactory.checkPlan(plan), config, tuner, redis, reactive, keyPrefix, clock, availability,
-                listener, denyCache);
+                listener, denyCache, batches);
     }
 }

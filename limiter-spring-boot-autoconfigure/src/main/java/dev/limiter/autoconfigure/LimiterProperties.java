@@ -576,6 +576,8 @@ public class LimiterProperties {
          */
         private @Nullable Integer expectedInstances;
 
+        private final Batching batching = new Batching();
+
         public Duration getTimeout() {
             return timeout;
         }
@@ -622,6 +624,45 @@ public class LimiterProperties {
 
         public void setExpectedInstances(@Nullable Integer expectedInstances) {
             this.expectedInstances = expectedInstances;
+        }
+
+        public Batching getBatching() {
+            return batching;
+        }
+
+    }
+
+    /**
+     * Decisions that meet in flight sent to Redis as one script call: while two calls are on their
+     * way, further decisions queue and go out together; a decision that finds no queue goes out at
+     * once, alone.
+     */
+    public static class Batching {
+
+        /**
+         * Whether blocking decisions that queue behind calls in flight go to Redis as one script call,
+         * which decides each exactly as alone. Raises decisions per second under concurrency; on a
+         * Redis Cluster only decisions of one hash slot are batched together.
+         */
+        private boolean enabled = false;
+
+        /** Most decisions sent in one script call. */
+        private int maxSize = 64;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getMaxSize() {
+            return maxSize;
+        }
+
+        public void setMaxSize(int maxSize) {
+            this.maxSize = maxSize;
         }
 
     }

@@ -89,6 +89,14 @@ class RedisBackendConfiguration {
             }
             builder.localDenyCache(denyCache.getMaxKeys());
         }
+        LimiterProperties.Batching batching = redis.getBatching();
+        if (batching.isEnabled()) {
+            if (batching.getMaxSize() < 1) {
+                throw new LimiterConfigurationException("limiter.redis.batching.max-size", batching.getMaxSize(),
+                        "A batch must hold at least one decision", "Set it to a positive number, such as 64");
+            }
+            builder.batching(batching.getMaxSize());
+        }
         RedisRateLimiterFactory factory = builder.build();
         // Connect and load the scripts at startup rather than in the first requests.
         factory.warmUp();

@@ -178,6 +178,33 @@ class RedisBackendTests {
     }
 
     @Test
+    void batchingIsOffUnlessEnabled() {
+        this.contextRunner.run((context) -> assertThat(context.getBean(RedisRateLimiterFactory.class).isBatching()).isFalse());
+    }
+
+    @Test
+    void batchingEnabledTurnsItOnAndLimitsAsBefore() {
+        this.contextRunner.withPropertyValues("limiter.redis.batching.enabled=true", "limiter.redis.batching.max-size=16").run((context) -> {
+            assertThat(context.getBean(RedisRateLimiterFactory.class).isBatching()).isTrue();
+            OrderService orders = context.getBean(OrderService.class);
+            orders.list("alice");
+            orders.list("alice");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list("alice"));
+        });
+    }
+
+    @Test
+    void batchingWithoutRoomFailsStartup() {
+        this.contextRunner.withPropertyValues("limiter.redis.batching.enabled=true", "limiter.redis.batching.max-size=0")
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                FailureAnalysis analysis = new LimiterConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+                assertThat(analysis.getDescription()).contains("limiter.redis.batching.max-size").contains("value: 0");
+                assertThat(analysis.getAction()).contains("64");
+            });
+    }
+
+    @Test
     void localDenyCacheWithoutRoomFailsStartup() {
         this.contextRunner.withPropertyValues("limiter.local-deny-cache.enabled=true", "limiter.local-deny-cache.max-keys=0")
             .run((context) -> {
