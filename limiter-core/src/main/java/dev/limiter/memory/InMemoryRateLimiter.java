@@ -166,35 +166,32 @@ public final class InMemoryRateLimiter implements RateLimiter {
         Tuning current = tuned();
         @Nullable Holder holder = states.get(key);
         while (true) {
-            @Nullable Entry entry = null;
-            if (holder != null) {
-                entry = holder.get();
-                if (entry == KeyStates.REMOVED) {
-                    // Forgotten, swept or evicted meanwhile: the key now holds nothing, or another holder.
-                    states.discard(key, holder);
+            if (holder == null) {
+                long now = clock.nowMicros();
+                LocalAlgorithm.Step<Object> step = operation.apply(current.twin(), null, current.config(), now, permits);
+                if (!step.changed() || step.state() == null) {
+                    // Nothing to keep for a key that holds nothing, if it still holds nothing.
                     holder = states.get(key);
-                    continue;
                 }
+                else {
+                    holder = states.add(key, entry(step, current, now), now);
+                }
+                if (holder == null) {
+                    return step.decision();
+                }
+                continue;
+            }
+            Entry entry = holder.get();
+            if (entry == KeyStates.REMOVED) {
+                // Forgotten, swept or evicted meanwhile: the key now holds nothing, or another holder.
+                states.discard(key, holder);
+                holder = states.get(key);
+                continue;
             }
             long now = clock.nowMicros();
             LocalAlgorithm.Step<Object> step = operation.apply(current.twin(), state(entry, current, now), current.config(), now, permits);
-            if (holder != null) {
-                if (step.changed() ? holder.compareAndSet(entry, entry(step, current, now)) : holder.get() == entry) {
-                    return step.decision();
-                }
-            }
-            else if (!step.changed() || step.state() == null) {
-                // Nothing to keep for a key that holds nothing, if it still holds nothing.
-                holder = states.get(key);
-                if (holder == null) {
-                    return step.decision();
-                }
-            }
-            else {
-                holder = states.add(key, entry(step, current, now), now);
-                if (holder == null) {
-                    return step.decision();
-                }
+            if (step.changed() ? holder.compareAndSet(entry, entry(step, current, now)) : holder.get() == entry) {
+                return step.decision();
             }
         }
     }

@@ -1,9 +1,10 @@
 package dev.limiter.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -31,12 +32,39 @@ final class KeyStates {
     }
 
     /** The state of one key, swapped whole by compare-and-set. */
-    static final class Holder extends AtomicReference<Entry> {
+    static final class Holder {
 
-        private static final long serialVersionUID = 1L;
+        private static final VarHandle ENTRY;
+
+        static {
+            try {
+                ENTRY = MethodHandles.lookup().findVarHandle(Holder.class, "entry", Entry.class);
+            }
+            catch (ReflectiveOperationException ex) {
+                throw new ExceptionInInitializerError(ex);
+            }
+        }
+
+        private volatile Entry entry;
 
         Holder(Entry entry) {
-            super(entry);
+            this.entry = entry;
+        }
+
+        Entry get() {
+            return entry;
+        }
+
+        void set(Entry next) {
+            entry = next;
+        }
+
+        boolean compareAndSet(Entry expected, Entry next) {
+            return ENTRY.compareAndSet(this, expected, next);
+        }
+
+        Entry getAndSet(Entry next) {
+            return (Entry) ENTRY.getAndSet(this, next);
         }
     }
 
