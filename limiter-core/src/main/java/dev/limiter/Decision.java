@@ -107,8 +107,11 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
      */
     public static Decision of(RateLimiterConfig config, long allowed, long reported, long remaining, long resetAfter, long retryAfter,
             long violated, long waitFor, long limitResetAfter, DecisionSource source) {
-        return new Decision(allowed == 1, config.capacity((int) reported - 1), Math.max(0, remaining),
-                RateLimiterConfig.micros(Math.max(0, resetAfter)), RateLimiterConfig.micros(Math.max(0, limitResetAfter)),
+        Duration reset = RateLimiterConfig.micros(Math.max(0, resetAfter));
+        // With one limit both resets are the same: one object, which the in-memory hot path notices.
+        Duration limitReset = (Math.max(0, limitResetAfter) == Math.max(0, resetAfter)) ? reset
+                : RateLimiterConfig.micros(Math.max(0, limitResetAfter));
+        return new Decision(allowed == 1, config.capacity((int) reported - 1), Math.max(0, remaining), reset, limitReset,
                 retryAfter < 0 ? NEVER : RateLimiterConfig.micros(retryAfter),
                 RateLimiterConfig.micros(waitFor), violated > 0 ? config.limits().get((int) violated - 1) : null, source);
     }

@@ -1,7 +1,6 @@
 package dev.limiter.memory;
 
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.limiter.Decision;
@@ -15,16 +14,15 @@ import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.Retuning;
 import dev.limiter.algorithm.LocalAlgorithm;
-
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
+import dev.limiter.memory.KeyStates.Entry;
+import dev.limiter.memory.KeyStates.Holder;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * A limiter whose state lives in this process: the algorithm's in-memory twin over a bounded
- * Caffeine cache whose entries expire when their state returns to idle, like the Redis keys.
+ * A limiter whose state lives in this process: the algorithm's in-memory twin over the states of a
+ * bounded number of keys, each swapped whole by compare-and-set, which count as none once idle, like
+ * the Redis keys that expire.
  */
 public final class InMemoryRateLimiter implements RateLimiter {
 
@@ -40,7 +38,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
     private final LimiterClock clock;
 
-    private final Cache<String, Entry> states;
+    private final KeyStates states;
 
     private final DecisionListener listener;
 
@@ -53,11 +51,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
         this.clock = clock;
         this.listener = listener;
         this.rejectedAs = Outcome.REJECTED;
-        this.states = Caffeine.newBuilder()
-            .maximumSize(maxKeys)
-            .ticker(() -> clock.nowMicros() * 1_000L)
-            .expireAfter(new EntryExpiry())
-            .build();
+        this.states = new KeyStates(maxKeys);
     }
 
     /** {@code limiter}, on the same states and tuning, with its rejections heard as {@code rejectedAs}. */
@@ -89,9 +83,19 @@ public final class InMemoryRateLimiter implements RateLimiter {
         }
     }
 
-    /** State of one key, the era it belongs to, and the time (us) at which it is idle again. */
-    record Entry(Object state, Object era, long idleAtMicros) {
+    /**
+     * What a call does to one key's state, as a function of the twin: {@link #update} applies it
+     * atomically. {@code permits} is the call's argument, passed through so the operation captures nothing.
+     */
+    @FunctionalInterface
+    private interface Operation {
+
+        LocalAlgorithm.Step<Object> apply(LocalAlgorithm<Object> twin, @Nullable Object state, RateLimiterConfig config, long now,
+                long permits);
     }
+
+    /** Takes permits; with none, reads the quota (the twin then decides nothing and changes nothing). */
+    private static final Operation ACQUIRE = LocalAlgorithm::apply;
 
     @Override
     public String name() {
@@ -122,7 +126,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
             tuning.set(Tuning.of(config, keep ? previous.era() : new Object()));
             if (!keep) {
                 // The states of the old era are never read again: free their memory now.
-                states.invalidateAll();
+                states.clear();
             }
             return retuning;
         }
@@ -135,39 +139,71 @@ public final class InMemoryRateLimiter implements RateLimiter {
             throw new IllegalArgumentException("key must not be null");
         }
         DecisionListener heard = listener.onStart(this);
-        Decision[] decision = new Decision[1];
+        Decision decision;
         try {
-            decide(key, permits, decision);
+            decision = update(key, ACQUIRE, permits);
         }
         catch (RuntimeException ex) {
             heard.onDecision(DecisionEvent.failed(this, ex));
             throw ex;
         }
         if (heard != DecisionListener.NONE) {
-            heard.onDecision(DecisionEvent.of(this, decision[0], rejectedAs, -1));
+            heard.onDecision(DecisionEvent.of(this, decision, rejectedAs, -1));
         }
-        return decision[0];
+        return decision;
     }
 
-    private void decide(String key, long permits, Decision[] decision) {
+    /**
+     * Applies {@code operation} to the state of {@code key} atomically: the one place where a key's state
+     * is read and changed. Reads the state, then the time, as a script reads TIME after Redis has locked
+     * it out for others, applies the twin, and publishes the new state only if the key still holds the
+     * state read; otherwise starts over, time included. A decision that changes nothing is returned only
+     * if the state it read was still the key's after the time was read. So every decision is one a script
+     * could have made at its time, and one that is published is based on the state it replaces. Lock-free:
+     * a call starts over only because another one changed the key.
+     */
+    private Decision update(String key, Operation operation, long permits) {
         Tuning current = tuned();
-        states.asMap().compute(key, (k, entry) -> {
-            // Time is read while the key is locked, as a script reads TIME: read before, a thread preempted
-            // on its way in would decide at a stale time and set an expiry already past, so the next call
-            // found the key expired and a full bucket.
-            long now = clock.nowMicros();
-            LocalAlgorithm.Step<Object> step = current.twin().apply(state(entry, current), current.config(), now, permits);
-            decision[0] = step.decision();
-            if (!step.changed()) {
-                return entry;
+        @Nullable Holder holder = states.get(key);
+        while (true) {
+            if (holder == null) {
+                long now = clock.nowMicros();
+                LocalAlgorithm.Step<Object> step = operation.apply(current.twin(), null, current.config(), now, permits);
+                if (!step.changed() || step.state() == null) {
+                    // Nothing to keep for a key that holds nothing, if it still holds nothing.
+                    holder = states.get(key);
+                }
+                else {
+                    holder = states.add(key, entry(step, current, now), now);
+                }
+                if (holder == null) {
+                    return step.decision();
+                }
+                continue;
             }
-            return (step.state() != null) ? new Entry(step.state(), current.era(), now + step.ttlMicros()) : null;
-        });
+            Entry entry = holder.get();
+            if (entry == KeyStates.REMOVED) {
+                // Forgotten, swept or evicted meanwhile: the key now holds nothing, or another holder.
+                states.discard(key, holder);
+                holder = states.get(key);
+                continue;
+            }
+            long now = clock.nowMicros();
+            LocalAlgorithm.Step<Object> step = operation.apply(current.twin(), state(entry, current, now), current.config(), now, permits);
+            if (step.changed() ? holder.compareAndSet(entry, entry(step, current, now)) : holder.get() == entry) {
+                return step.decision();
+            }
+        }
     }
 
-    /** The state of {@code entry} as {@code tuning} reads it: none when absent or of another era. */
-    private static @Nullable Object state(@Nullable Entry entry, Tuning tuning) {
-        return (entry != null && entry.era() == tuning.era()) ? entry.state() : null;
+    /** The entry that keeps what {@code step} leaves, from {@code now}. */
+    private static Entry entry(LocalAlgorithm.Step<Object> step, Tuning tuning, long now) {
+        return new Entry(step.state(), tuning.era(), (step.state() != null) ? now + step.ttlMicros() : now);
+    }
+
+    /** The state of {@code entry} as {@code tuning} reads it at {@code now}: none when absent, idle or of another era. */
+    private static @Nullable Object state(@Nullable Entry entry, Tuning tuning, long now) {
+        return (entry != null && entry.era() == tuning.era() && entry.liveAt(now)) ? entry.state() : null;
     }
 
     @Override
@@ -175,24 +211,23 @@ public final class InMemoryRateLimiter implements RateLimiter {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        Tuning current = tuned();
         // No permits: the twin decides nothing and changes nothing; its reply is the quota.
-        return Quota.of(current.twin().apply(state(states.getIfPresent(key), current), current.config(), clock.nowMicros(), 0).decision());
+        return Quota.of(update(key, ACQUIRE, 0));
     }
 
     /** Forgets the state of {@code key}: it starts idle again. */
     public void forget(String key) {
-        states.invalidate(key);
+        states.remove(key);
     }
 
-    /** Forgets the state of {@code key}; an entry past its idle time counts as none. */
+    /** Forgets the state of {@code key}; a state past its idle time, or of before a retune that reset the keys, counts as none. */
     @Override
     public boolean reset(String key) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        Entry removed = states.asMap().remove(key);
-        return removed != null && removed.idleAtMicros() > clock.nowMicros();
+        Entry removed = states.remove(key);
+        return state(removed, tuned(), clock.nowMicros()) != null;
     }
 
     /**
@@ -221,8 +256,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
     /** Number of keys held, after expired ones are dropped. For tests and metrics. */
     public long keyCount() {
-        states.cleanUp();
-        return states.estimatedSize();
+        return states.count(clock.nowMicros());
     }
 
     /** Checks the permits asked of any limiter: at least 1. Every backend checks them alike. */
@@ -235,23 +269,5 @@ public final class InMemoryRateLimiter implements RateLimiter {
     @Override
     public String toString() {
         return "InMemoryRateLimiter[" + name + ", " + config() + "]";
-    }
-
-    private static final class EntryExpiry implements Expiry<String, Entry> {
-
-        @Override
-        public long expireAfterCreate(String key, Entry entry, long currentTime) {
-            return TimeUnit.MICROSECONDS.toNanos(entry.idleAtMicros()) - currentTime;
-        }
-
-        @Override
-        public long expireAfterUpdate(String key, Entry entry, long currentTime, long currentDuration) {
-            return TimeUnit.MICROSECONDS.toNanos(entry.idleAtMicros()) - currentTime;
-        }
-
-        @Override
-        public long expireAfterRead(String key, Entry entry, long currentTime, long currentDuration) {
-            return currentDuration;
-        }
     }
 }

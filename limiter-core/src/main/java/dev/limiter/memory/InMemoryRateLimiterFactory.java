@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 /** Creates limiters that keep their state in this process, bounded to a number of keys per limiter. */
 public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
 
-    /** Keys each limiter holds by default before evicting the least recently used. */
+    /** Keys each limiter holds by default before forgetting those that become idle soonest. */
     public static final long DEFAULT_MAX_KEYS = 100_000;
 
     private final LimiterClock clock;
@@ -58,7 +58,10 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
             return this;
         }
 
-        /** Keys each limiter holds at most; beyond that the least recently used are forgotten. Default {@value InMemoryRateLimiterFactory#DEFAULT_MAX_KEYS}. */
+        /**
+         * Keys each limiter holds at most; beyond that those that become idle soonest are forgotten first, so
+         * a flood of new keys frees keys at their limit last. Default {@value InMemoryRateLimiterFactory#DEFAULT_MAX_KEYS}.
+         */
         public Builder maxKeys(long maxKeys) {
             if (maxKeys < 1) {
                 throw new IllegalArgumentException("maxKeys must be at least 1 but was " + maxKeys);

@@ -37,4 +37,23 @@ class ExactTest {
         assertThat(Math.multiplyHigh(a, b)).isNotZero();
         assertThat(Exact.mulDivMod(a, b, m)).isEqualTo(new Exact.QR(exact[0].longValueExact(), exact[1].longValueExact()));
     }
+
+    @Test
+    void productsAtTheEdgeOfALongTakeTheRightPath() {
+        // a * b just below 2^63 fits (one division); from 2^63 on it does not, although the high half of the
+        // 128-bit product is still 0: the sign of the low half tells.
+        long m = (1L << 30) + 7;
+        long[][] operands = {
+            { (1L << 35) - 1, (1L << 28) + 1 }, // 2^63 + 2^35 - 2^28 - 1
+            { 1L << 34, 1L << 29 }, // 2^63 exactly
+            { (1L << 34) - 1, 1L << 29 }, // 2^63 - 2^29
+            { (1L << 35) - 1, (1L << 28) - 1 }, // below 2^63
+            { 3, 3_074_457_345_618_258_602L >> 18 }, // a small factor times a large one
+        };
+        for (long[] ab : operands) {
+            BigInteger[] exact = BigInteger.valueOf(ab[0]).multiply(BigInteger.valueOf(ab[1])).divideAndRemainder(BigInteger.valueOf(m));
+            Exact.QR expected = new Exact.QR(exact[0].longValueExact(), exact[1].longValueExact());
+            assertThat(Exact.mulDivMod(ab[0], ab[1], m)).as("%d * %d / %d", ab[0], ab[1], m).isEqualTo(expected);
+        }
+    }
 }

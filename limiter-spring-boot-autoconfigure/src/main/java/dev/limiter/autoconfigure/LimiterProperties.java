@@ -772,7 +772,8 @@ public class LimiterProperties {
     public static class Memory {
 
         /**
-         * Keys each limiter keeps in memory; beyond that the least recently used are forgotten.
+         * Keys each limiter keeps in memory; beyond that those whose state returns to idle soonest are
+         * forgotten first.
          */
         private long maxKeys = 100_000;
 
