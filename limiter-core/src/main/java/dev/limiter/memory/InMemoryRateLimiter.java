@@ -97,6 +97,8 @@ public final class InMemoryRateLimiter implements RateLimiter {
     /** Takes permits; with none, reads the quota (the twin then decides nothing and changes nothing). */
     private static final Operation ACQUIRE = LocalAlgorithm::apply;
 
+    private static final Operation REFUND = LocalAlgorithm::refund;
+
     @Override
     public String name() {
         return name;
@@ -230,28 +232,14 @@ public final class InMemoryRateLimiter implements RateLimiter {
         return state(removed, tuned(), clock.nowMicros()) != null;
     }
 
-    /**
-     * Gives {@code permits} back to {@code key} through the twin's refund, applied to the key's state as
-     * a decision is: under the key's lock, at the time read there.
-     */
+    /** Gives {@code permits} back to {@code key} through the twin's refund, applied to the key's state as a decision is. */
     @Override
     public Quota refund(String key, long permits) {
         checkPermits(permits);
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        Tuning current = tuned();
-        Decision[] quota = new Decision[1];
-        states.asMap().compute(key, (k, entry) -> {
-            long now = clock.nowMicros();
-            LocalAlgorithm.Step<Object> step = current.twin().refund(state(entry, current), current.config(), now, permits);
-            quota[0] = step.decision();
-            if (!step.changed()) {
-                return entry;
-            }
-            return (step.state() != null) ? new Entry(step.state(), current.era(), now + step.ttlMicros()) : null;
-        });
-        return Quota.of(quota[0]);
+        return Quota.of(update(key, REFUND, permits));
     }
 
     /** Number of keys held, after expired ones are dropped. For tests and metrics. */
