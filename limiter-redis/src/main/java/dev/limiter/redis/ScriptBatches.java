@@ -173,12 +173,12 @@ final class ScriptBatches {
             try {
                 while (!call.done) {
                     if (takePlace()) {
+                        Place place = new Place();
                         try {
-                            sendQueued();
+                            sendQueued(place);
                         }
                         finally {
-                            sending.decrementAndGet();
-                            wakeNext();
+                            place.release();
                         }
                     }
                     else {
@@ -213,7 +213,21 @@ final class ScriptBatches {
         }
 
         /** Sends the queued decisions, at most maxSize, as one call. */
-        private void sendQueued() {
+        /** A place in flight taken by this thread, given back once, as soon as Redis has answered. */
+        private final class Place {
+
+            private boolean released;
+
+            void release() {
+                if (!released) {
+                    released = true;
+                    sending.decrementAndGet();
+                    wakeNext();
+                }
+            }
+        }
+
+        private void sendQueued(Place place) {
             List<Call> batch = new ArrayList<>(Math.min(maxSize, 16));
             for (Call next; batch.size() < maxSize && (next = queue.poll()) != null;) {
                 batch.add(next);
@@ -222,7 +236,7 @@ final class ScriptBatches {
                 return;
             }
             try {
-                send(batch);
+                send(batch, place);
             }
             finally {
                 // Whatever went wrong here, no caller of this batch may wait for ever.
@@ -234,7 +248,11 @@ final class ScriptBatches {
             }
         }
 
-        private void send(List<Call> batch) {
+        /**
+         * Sends {@code batch}; gives its place back as soon as the reply is in, before waking its callers,
+         * so that the next batch need not wait for them (on a busy machine, waking 60 threads takes a while).
+         */
+        private void send(List<Call> batch, Place place) {
             calls.increment();
             if (batch.size() == 1) {
                 Call alone = batch.get(0);
@@ -247,6 +265,7 @@ final class ScriptBatches {
                     fail(batch, ex);
                     return;
                 }
+                place.release();
                 alone.complete(reply, null);
                 return;
             }
@@ -267,6 +286,7 @@ final class ScriptBatches {
                 fail(batch, ex);
                 return;
             }
+            place.release();
             for (int i = 0; i < batch.size(); i++) {
                 Call call = batch.get(i);
                 if (replies == null || replies.size() < 8 * (i + 1)) {
