@@ -102,7 +102,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
                 settings.expectedInstances);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
-        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances);
+        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
+                (clock != null) ? clock : () -> System.nanoTime() / 1_000L);
     }
 
     /**
@@ -345,6 +346,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         redis.execute((RedisCallback<Boolean>) connection -> {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                if (algorithm.isBucket()) {
+                    connection.scriptingCommands().scriptLoad(LeaseScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                }
             }
             return Boolean.TRUE;
         });
