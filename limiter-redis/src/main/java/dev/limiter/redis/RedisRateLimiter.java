@@ -32,6 +32,8 @@ import org.springframework.data.redis.core.RedisOperations;
 
 /**
  * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
+ * With a lease configured, a call on a hot key sends the lease script instead, still one EVALSHA,
+ * and permits leased by it are handed out here ({@link LocalLeases}) before Redis is asked.
  * While Redis fails, its failure policy decides, so an outage never reaches the caller. Given
  * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking. Retuned, it
  * decides by the new configuration from the next call on, it and every view of it alike.
