@@ -262,7 +262,8 @@ final class RedisRateLimiter implements RateLimiter {
             heard(heard, call.decision(), -1);
             return call.decision();
         }
-        boolean lease = call != null && call.lease();
+        LocalLeases.Call leaseCall = (call != null && call.lease()) ? call : null;
+        boolean answered = false;
         try {
             Decision remembered = remembered(redisKey, permits, heard);
             if (remembered != null) {
@@ -271,12 +272,12 @@ final class RedisRateLimiter implements RateLimiter {
             if (!availability.available()) {
                 return withoutRedis(tuned, redisKey, key, permits, heard);
             }
-            Object[] args = lease ? leaseArgs(tuned, permits) : args(tuned, permits);
+            Object[] args = (leaseCall != null) ? leaseArgs(tuned, permits) : args(tuned, permits);
             List<?> reply;
             long start = System.nanoTime();
             try {
                 scriptCalls.increment();
-                reply = redis.execute(lease ? Objects.requireNonNull(tuned.leaseScript()) : tuned.script(), redisKey, args);
+                reply = redis.execute((leaseCall != null) ? Objects.requireNonNull(tuned.leaseScript()) : tuned.script(), redisKey, args);
             }
             catch (RuntimeException ex) {
                 // A timed-out script may have been applied: it is never sent again, the policy decides
@@ -285,15 +286,16 @@ final class RedisRateLimiter implements RateLimiter {
                 return withoutRedis(tuned, redisKey, key, permits, heard);
             }
             availability.succeeded();
-            if (lease) {
-                Objects.requireNonNull(leases).leased(call, reply);
-                lease = false;
+            if (leaseCall != null && leases != null) {
+                leases.leased(leaseCall, reply);
+                answered = true;
             }
             return fromRedis(tuned, redisKey, key, permits, reply, System.nanoTime() - start, heard);
         }
         finally {
-            if (lease) {
-                Objects.requireNonNull(leases).failed(call);
+            if (leaseCall != null && leases != null && !answered) {
+                // Not sent, or not answered: the next call on the key may lease.
+                leases.failed(leaseCall);
             }
         }
     }
