@@ -12,6 +12,12 @@ public enum DecisionSource {
      */
     LOCAL_DENY_CACHE("local-deny-cache"),
 
+    /**
+     * Permits this instance leased from Redis earlier for the same hot key, handed out here without
+     * asking Redis (see {@link RateLimiterConfig.Lease}). Only ever allows: rejections come from Redis.
+     */
+    LEASE("lease"),
+
     /** The in-memory backend. */
     MEMORY("memory"),
 

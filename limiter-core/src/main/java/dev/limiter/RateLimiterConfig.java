@@ -22,9 +22,11 @@ import org.jspecify.annotations.Nullable;
  *     backend's default
  * @param onRetune what becomes of each key's state when the limiter is retuned to another
  *     configuration; it also decides the keys' names in Redis from the start
+ * @param lease how a Redis limiter's instance may reserve permits of a hot key and hand them out
+ *     locally (bucket algorithms only); null, the default, never leases
  */
 public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
-        @Nullable FailurePolicy onRedisFailure, RetunePolicy onRetune) {
+        @Nullable FailurePolicy onRedisFailure, RetunePolicy onRetune, @Nullable Lease lease) {
 
     /** Sub-windows of a sliding window unless configured. */
     public static final int DEFAULT_SUB_WINDOWS = 10;
@@ -77,6 +79,10 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         if (onRetune == null) {
             throw new IllegalArgumentException("on-retune must not be null");
         }
+        if (lease != null && !algorithm.isBucket()) {
+            throw new IllegalArgumentException("lease applies to token-bucket, leaky-bucket and gcra, not to " + algorithm
+                    + "; remove it or choose one of those");
+        }
         for (LimitSpec limit : limits) {
             // Waiting callers borrow future permits; the scripts' exact arithmetic needs the debt bounded.
             double lent = maxWait.toNanos() / 1e3 * limit.limit() / limit.windowMicros() + limit.burst();
@@ -89,6 +95,51 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
 
     /** Most permits a bucket may hold plus lend to waiting callers: keeps the scripts' numbers exact. */
     private static final double MAX_LENT = 0x1p34;
+
+    /** A configuration that never leases. */
+    public RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
+            @Nullable FailurePolicy onRedisFailure, RetunePolicy onRetune) {
+        this(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, null);
+    }
+
+    /** Longest lease time-to-live: leased permits are meant to be used within moments. */
+    public static final Duration MAX_LEASE_TTL = Duration.ofHours(1);
+
+    /**
+     * Local leasing of a hot key's permits (Redis limiters): a call that Redis admits on a key this
+     * instance decided within the last {@code ttl} also takes up to {@code permits} more permits in the
+     * same script, which this instance then hands out without asking Redis until they run out or
+     * {@code ttl} has passed since they were taken. Leased permits are counted in Redis when taken, so
+     * the instances together never admit more than the limit; unused ones simply expire, so a key may
+     * get fewer. Over any span of time w a key is admitted at most what the algorithm admits over
+     * w + ttl (docs/algorithms.md).
+     *
+     * @param permits most permits one call leases beyond its own, at least 1
+     * @param ttl how long leased permits may be handed out after they were taken: positive, whole
+     *     microseconds, at most {@link #MAX_LEASE_TTL}
+     */
+    public record Lease(long permits, Duration ttl) {
+
+        public Lease {
+            if (permits < 1 || permits > LimitSpec.MAX_LIMIT) {
+                throw new IllegalArgumentException("lease permits must be between 1 and " + LimitSpec.MAX_LIMIT + " but was " + permits);
+            }
+            if (ttl == null || ttl.isNegative() || ttl.isZero() || ttl.compareTo(MAX_LEASE_TTL) > 0 || ttl.getNano() % 1_000 != 0) {
+                throw new IllegalArgumentException("lease ttl must be whole microseconds above 0 and at most " + MAX_LEASE_TTL
+                        + " but was " + ttl);
+            }
+        }
+
+        /** The time-to-live in microseconds. */
+        public long ttlMicros() {
+            return ttl.getSeconds() * 1_000_000L + ttl.getNano() / 1_000L;
+        }
+
+        @Override
+        public String toString() {
+            return permits + " per " + ttl;
+        }
+    }
 
     /** A configuration whose keys start fresh when it is retuned ({@link RetunePolicy#RESET}). */
     public RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int subWindows, Duration maxWait,
@@ -135,6 +186,8 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
 
         private RetunePolicy onRetune = RetunePolicy.RESET;
 
+        private @Nullable Lease lease;
+
         private Builder(Algorithm algorithm) {
             this.algorithm = algorithm;
         }
@@ -174,43 +227,55 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
             return this;
         }
 
+        /** Lets a Redis limiter's instances lease up to {@code permits} of a hot key's permits for {@code ttl} ({@link Lease}). */
+        public Builder lease(long permits, Duration ttl) {
+            this.lease = new Lease(permits, ttl);
+            return this;
+        }
+
         /**
          * The configuration.
          *
          * @throws IllegalArgumentException naming the value that is wrong and how to correct it
          */
         public RateLimiterConfig build() {
-            return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+            return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease);
         }
     }
 
     /** The same configuration with another number of sub-windows (sliding window). */
     public RateLimiterConfig withSubWindows(int subWindows) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease);
     }
 
     /** The same configuration letting callers wait up to {@code maxWait} for their permits. */
     public RateLimiterConfig withMaxWait(Duration maxWait) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease);
     }
 
     /** The same configuration with its own policy for Redis failures (null: the backend's default). */
     public RateLimiterConfig withOnRedisFailure(@Nullable FailurePolicy onRedisFailure) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease);
     }
 
     /** The same configuration with another policy for keys' state on a retune. */
     public RateLimiterConfig withOnRetune(RetunePolicy onRetune) {
-        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune);
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease);
+    }
+
+    /** The same configuration leasing as {@code lease} says (null: never). */
+    public RateLimiterConfig withLease(@Nullable Lease lease) {
+        return new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease);
     }
 
     /**
      * Whether a limiter retuned from {@code previous} to this configuration keeps each key's state, as
      * every backend decides (and every instance alike, without asking the others). With
      * {@link RetunePolicy#KEEP} on both sides: when the state has the same shape, that is the same
-     * algorithm, windows and (sliding window) sub-windows, whatever the limits, bursts, max-wait or
-     * failure policy. With {@link RetunePolicy#RESET} on both sides: only when nothing the decisions
-     * depend on changed (the failure policy may). Never when {@code onRetune} itself changes.
+     * algorithm, windows and (sliding window) sub-windows, whatever the limits, bursts, max-wait,
+     * lease or failure policy. With {@link RetunePolicy#RESET} on both sides: only when nothing the
+     * state in Redis depends on changed (the failure policy and the lease may: leased permits are
+     * taken by the same arithmetic as any other). Never when {@code onRetune} itself changes.
      */
     public boolean keepsStateOf(RateLimiterConfig previous) {
         if (onRetune != previous.onRetune || algorithm != previous.algorithm
@@ -253,7 +318,7 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
             }
             shares.add(share);
         }
-        return new RateLimiterConfig(algorithm, shares, subWindows, maxWait, onRedisFailure, onRetune);
+        return new RateLimiterConfig(algorithm, shares, subWindows, maxWait, onRedisFailure, onRetune, lease);
     }
 
     /**
@@ -297,6 +362,9 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         }
         if (onRetune != RetunePolicy.RESET) {
             text.append(" on-retune ").append(onRetune.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        if (lease != null) {
+            text.append(" lease ").append(lease);
         }
         return text.toString();
     }

@@ -47,4 +47,22 @@ class RateLimiterConfigBuilderTest {
             .hasMessageContaining("a shorter window needs a smaller limit");
     }
 
+    @Test
+    void leaseIsOffByDefaultAndChecked() {
+        assertThat(RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, PER_SECOND).lease()).isNull();
+        RateLimiterConfig leasing = RateLimiterConfig.builder(Algorithm.GCRA).limit(PER_SECOND).lease(5, Duration.ofMillis(100)).build();
+        assertThat(leasing.lease()).isEqualTo(new RateLimiterConfig.Lease(5, Duration.ofMillis(100)));
+        assertThat(leasing.toString()).endsWith("lease 5 per PT0.1S");
+        assertThat(leasing.keepsStateOf(leasing.withLease(null))).as("leased permits are taken like any other").isTrue();
+        assertThatThrownBy(() -> RateLimiterConfig.builder(Algorithm.SLIDING_LOG).limit(PER_SECOND).lease(5, Duration.ofSeconds(1)).build())
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("lease applies to token-bucket, leaky-bucket and gcra, not to sliding-log");
+        assertThatThrownBy(() -> new RateLimiterConfig.Lease(0, Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("lease permits must be between 1");
+        assertThatThrownBy(() -> new RateLimiterConfig.Lease(5, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("lease ttl must be whole microseconds above 0");
+        assertThatThrownBy(() -> new RateLimiterConfig.Lease(5, Duration.ofNanos(1_500))).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("lease ttl");
+    }
+
 }

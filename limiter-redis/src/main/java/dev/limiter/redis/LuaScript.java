@@ -103,7 +103,16 @@ final class LuaScript implements RedisScript<List> {
         return batchIndex;
     }
 
-    private static String read(String location) {
+    /**
+     * A script of its own text, such as one that runs an algorithm's script as a function
+     * ({@link LeaseScript}); its SHA1 computed once.
+     */
+    static LuaScript of(String source) {
+        return new LuaScript(source, 0);
+    }
+
+    /** A classpath resource's text. */
+    static String read(String location) {
         try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(location)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script " + location + " is missing from the classpath");

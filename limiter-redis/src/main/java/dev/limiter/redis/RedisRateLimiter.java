@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 
 import dev.limiter.Decision;
@@ -32,6 +33,8 @@ import org.springframework.data.redis.core.RedisOperations;
 
 /**
  * A limiter whose state lives in Redis: each decision is one EVALSHA of the algorithm's script.
+ * With a lease configured, a call on a hot key sends the lease script instead, still one EVALSHA,
+ * and permits leased by it are handed out here ({@link LocalLeases}) before Redis is asked.
  * While Redis fails, its failure policy decides, so an outage never reaches the caller. Given
  * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking. Retuned, it
  * decides by the new configuration from the next call on, it and every view of it alike.
@@ -79,6 +82,9 @@ final class RedisRateLimiter implements RateLimiter {
     /** Rejections remembered until their retry-after; null when the factory has no deny cache. */
     private final @Nullable LocalDenyCache denyCache;
 
+    /** Scripts sent to Redis by this limiter and its views: for tests, which count round trips. */
+    private final LongAdder scriptCalls;
+
     /** Retry-after of a call denied because Redis fails: when it is worth trying again. */
     private static final long DENIED_RETRY_MICROS = 1_000_000;
 
@@ -105,6 +111,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.listener = listener;
         this.rejectedAs = Outcome.REJECTED;
         this.denyCache = denyCache;
+        this.scriptCalls = new LongAdder();
     }
 
     /** {@code limiter}, on the same state and tuning, with its rejections heard as {@code rejectedAs}. */
@@ -123,6 +130,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.listener = limiter.listener;
         this.rejectedAs = rejectedAs;
         this.denyCache = limiter.denyCache;
+        this.scriptCalls = limiter.scriptCalls;
     }
 
     /**
@@ -135,9 +143,11 @@ final class RedisRateLimiter implements RateLimiter {
      * @param keyTail the end of its keys: the algorithm's tag and the fingerprint of the state
      * @param policy what decides while Redis fails
      * @param shares what {@link FailurePolicy#LOCAL} decides from; null for the other policies
+     * @param leases the permits this instance leased of hot keys; null when the configuration does not lease
+     * @param leaseScript the algorithm's lease script; null when the configuration does not lease
      */
     record Tuning(RateLimiterConfig config, LuaScript script, ScriptCodec codec, String keyTail, FailurePolicy policy,
-            @Nullable LocalShares shares) {
+            @Nullable LocalShares shares, @Nullable LocalLeases leases, @Nullable LuaScript leaseScript) {
 
         /** The shares {@link FailurePolicy#LOCAL} decides from, which a tuning of that policy always has. */
         LocalShares localShares() {
@@ -159,11 +169,16 @@ final class RedisRateLimiter implements RateLimiter {
 
         private final IntSupplier instances;
 
-        Tuner(FailurePolicy defaultPolicy, InMemoryRateLimiterFactory local, LimiterClock clock, IntSupplier instances) {
+        /** The time leases expire by: the factory's clock, else monotonic time. */
+        private final LimiterClock leaseClock;
+
+        Tuner(FailurePolicy defaultPolicy, InMemoryRateLimiterFactory local, LimiterClock clock, IntSupplier instances,
+                LimiterClock leaseClock) {
             this.defaultPolicy = defaultPolicy;
             this.local = local;
             this.clock = clock;
             this.instances = instances;
+            this.leaseClock = leaseClock;
         }
 
         Tuning tuning(String name, RateLimiterConfig config) {
@@ -172,8 +187,11 @@ final class RedisRateLimiter implements RateLimiter {
             LocalShares shares = (policy == FailurePolicy.LOCAL)
                     ? new LocalShares(name, config, local, clock, instances, local.maxKeys()) : null;
             ScriptCodec codec = ScriptCodec.of(config);
+            // Leases start from nothing too: permits leased under the old configuration are left to expire unused.
+            boolean leasing = config.lease() != null;
             return new Tuning(config, LuaScript.of(config.algorithm()), codec, RedisKeys.tail(config.algorithm()) + ":" + codec.fingerprint(),
-                    policy, shares);
+                    policy, shares, leasing ? new LocalLeases(config, leaseClock, local.maxKeys()) : null,
+                    leasing ? LeaseScript.of(config.algorithm()) : null);
         }
     }
 
@@ -243,27 +261,55 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     private Decision decide(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
-        Decision remembered = remembered(redisKey, permits, heard);
-        if (remembered != null) {
-            return remembered;
+        LocalLeases leases = tuned.leases();
+        LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
+        if (call != null && call.decision() != null) {
+            // Handed out from a live lease, even while Redis fails: those permits were taken in Redis.
+            heard(heard, call.decision(), -1);
+            return call.decision();
         }
-        if (!availability.available()) {
-            return withoutRedis(tuned, redisKey, key, permits, heard);
-        }
-        String[] args = args(tuned, permits);
-        List<?> reply;
-        long start = System.nanoTime();
+        LocalLeases.Call leaseCall = (call != null && call.lease()) ? call : null;
+        boolean answered = false;
         try {
-            reply = (batches != null) ? batches.execute(tuned.script(), redisKey, args) : redis.execute(tuned.script(), redisKey, args);
+            Decision remembered = remembered(redisKey, permits, heard);
+            if (remembered != null) {
+                return remembered;
+            }
+            if (!availability.available()) {
+                return withoutRedis(tuned, redisKey, key, permits, heard);
+            }
+            List<?> reply;
+            long start = System.nanoTime();
+            try {
+                scriptCalls.increment();
+                if (leaseCall != null) {
+                    // A lease call is never batched: it runs the algorithm twice, for this caller alone.
+                    reply = redis.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, leaseArgs(tuned, permits));
+                }
+                else {
+                    String[] args = args(tuned, permits);
+                    reply = (batches != null) ? batches.execute(tuned.script(), redisKey, args) : redis.execute(tuned.script(), redisKey, args);
+                }
+            }
+            catch (RuntimeException ex) {
+                // A timed-out script may have been applied: it is never sent again, the policy decides
+                // this call, and the availability judges whether Redis is out or this call alone failed.
+                availability.failed(redisKey, ex);
+                return withoutRedis(tuned, redisKey, key, permits, heard);
+            }
+            availability.succeeded();
+            if (leaseCall != null && leases != null) {
+                leases.leased(leaseCall, reply);
+                answered = true;
+            }
+            return fromRedis(tuned, redisKey, key, permits, reply, System.nanoTime() - start, heard);
         }
-        catch (RuntimeException ex) {
-            // A timed-out script may have been applied: it is never sent again, the policy decides
-            // this call, and the availability judges whether Redis is out or this call alone failed.
-            availability.failed(redisKey, ex);
-            return withoutRedis(tuned, redisKey, key, permits, heard);
+        finally {
+            if (leaseCall != null && leases != null && !answered) {
+                // Not sent, or not answered: the next call on the key may lease.
+                leases.failed(leaseCall);
+            }
         }
-        availability.succeeded();
-        return fromRedis(tuned, redisKey, key, permits, reply, System.nanoTime() - start, heard);
     }
 
     /**
@@ -292,24 +338,50 @@ final class RedisRateLimiter implements RateLimiter {
 
     private CompletionStage<Decision> decideAsync(ReactiveScripts reactive, Tuning tuned, String redisKey, String key, long permits,
             DecisionListener heard) {
-        Decision remembered = remembered(redisKey, permits, heard);
-        if (remembered != null) {
-            return CompletableFuture.completedFuture(remembered);
+        LocalLeases leases = tuned.leases();
+        LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
+        if (call != null && call.decision() != null) {
+            heard(heard, call.decision(), -1);
+            return CompletableFuture.completedFuture(call.decision());
         }
-        if (!availability.available()) {
-            return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
-        }
-        Object[] args = args(tuned, permits);
+        LocalLeases.Call leaseCall = (call != null && call.lease()) ? call : null;
+        CompletableFuture<List<?>> reply = null;
         long start = System.nanoTime();
-        CompletableFuture<List<?>> reply;
         try {
-            reply = reactive.execute(tuned.script(), redisKey, Arrays.asList(args));
+            Decision remembered = remembered(redisKey, permits, heard);
+            if (remembered != null) {
+                return CompletableFuture.completedFuture(remembered);
+            }
+            if (!availability.available()) {
+                return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
+            }
+            Object[] args = (leaseCall != null) ? leaseArgs(tuned, permits) : args(tuned, permits);
+            try {
+                scriptCalls.increment();
+                reply = reactive.execute((leaseCall != null) ? Objects.requireNonNull(tuned.leaseScript()) : tuned.script(), redisKey,
+                        Arrays.asList(args));
+            }
+            catch (RuntimeException ex) {
+                availability.failed(redisKey, ex);
+                return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
+            }
         }
-        catch (RuntimeException ex) {
-            availability.failed(redisKey, ex);
-            return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
+        finally {
+            if (reply == null && leaseCall != null) {
+                // Never sent: the next call on the key may lease.
+                Objects.requireNonNull(leases).failed(leaseCall);
+            }
         }
         return reply.handle((answer, failure) -> {
+            if (leaseCall != null) {
+                // First of all, so that nothing below can leave the key unable to lease.
+                if (failure == null) {
+                    Objects.requireNonNull(leases).leased(leaseCall, answer);
+                }
+                else {
+                    Objects.requireNonNull(leases).failed(leaseCall);
+                }
+            }
             if (failure != null) {
                 // As for the blocking call: never sent again, the policy decides.
                 availability.failed(redisKey, runtime(failure));
@@ -374,6 +446,27 @@ final class RedisRateLimiter implements RateLimiter {
         return tuned.codec().arguments((clock != null) ? clock.nowMicros() : null, permits);
     }
 
+    /** The lease script's arguments: the most permits to lease, then those of the algorithm's script. */
+    private Object[] leaseArgs(Tuning tuned, long permits) {
+        Object[] args = args(tuned, permits);
+        Object[] leaseArgs = new Object[args.length + 1];
+        leaseArgs[0] = Objects.requireNonNull(tuned.leases()).permitsArgument();
+        System.arraycopy(args, 0, leaseArgs, 1, args.length);
+        return leaseArgs;
+    }
+
+    /** Scripts this limiter (and its views) sent to Redis so far: decisions, leases and quotas. */
+    long scriptCalls() {
+        return scriptCalls.sum();
+    }
+
+    /** Permits of {@code key} leased here and usable now; 0 when the limiter does not lease. */
+    long leased(String key) {
+        Tuning tuned = tuned();
+        LocalLeases leases = tuned.leases();
+        return (leases != null) ? leases.left(redisKey(key, tuned)) : 0;
+    }
+
     @Override
     public Quota quota(String key) {
         Tuning tuned = tuned();
@@ -381,6 +474,7 @@ final class RedisRateLimiter implements RateLimiter {
             String redisKey = redisKey(key, tuned);
             try {
                 // No permits: the script decides nothing and writes nothing; its reply is the quota.
+                scriptCalls.increment();
                 return Quota.of(tuned.codec().decision(redis.execute(tuned.script(), redisKey, args(tuned, 0))));
             }
             catch (RuntimeException ex) {
@@ -421,6 +515,11 @@ final class RedisRateLimiter implements RateLimiter {
         availability.succeeded();
         if (denyCache != null) {
             denyCache.forget(redisKey);
+        }
+        LocalLeases leases = tuned.leases();
+        if (leases != null) {
+            // Permits leased from the deleted state would come on top of the fresh one's.
+            leases.forget(redisKey);
         }
         LocalShares shares = tuned.shares();
         if (shares != null) {

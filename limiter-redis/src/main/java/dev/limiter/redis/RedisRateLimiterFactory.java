@@ -106,7 +106,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 settings.expectedInstances);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
         this.batches = (settings.maxBatchSize > 0) ? new ScriptBatches(new BlockingScripts(settings.redis), settings.maxBatchSize) : null;
-        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances);
+        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
+                (clock != null) ? clock : () -> System.nanoTime() / 1_000L);
     }
 
     /**
@@ -375,6 +376,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
                 connection.scriptingCommands().scriptLoad(LuaScript.refundOf(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                if (algorithm.isBucket()) {
+                    connection.scriptingCommands().scriptLoad(LeaseScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                }
             }
             if (batches != null) {
                 connection.scriptingCommands().scriptLoad(LuaScript.batch().getScriptAsString().getBytes(StandardCharsets.UTF_8));

@@ -104,7 +104,8 @@ public final class ScriptCodec {
         return number(reply, 3);
     }
 
-    private static long number(List<?> reply, int index) {
+    /** Number {@code index} (0-based) of a reply. */
+    static long number(List<?> reply, int index) {
         return ((Number) reply.get(index)).longValue();
     }
 

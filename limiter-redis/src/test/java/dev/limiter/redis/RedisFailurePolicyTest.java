@@ -282,6 +282,23 @@ class RedisFailurePolicyTest {
     }
 
     @Test
+    void aLiveLeaseIsHandedOutWhileRedisIsDownThenThePolicyDecides() {
+        RateLimiter limiter = factory(FailurePolicy.DENY, 1).create("orders", RateLimiterConfig.builder(Algorithm.TOKEN_BUCKET)
+            .limit(LimitSpec.of(100, Duration.ofHours(1))).lease(5, Duration.ofSeconds(10)).build());
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(limiter.tryAcquire("k").source()).as("hot: leases 5").isEqualTo(DecisionSource.REDIS);
+        redis.kill();
+        for (int i = 0; i < 5; i++) {
+            Decision leased = limiter.tryAcquire("k");
+            assertThat(leased.allowed()).isTrue();
+            assertThat(leased.source()).as("those permits were taken in Redis").isEqualTo(DecisionSource.LEASE);
+        }
+        Decision denied = limiter.tryAcquire("k");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+    }
+
+    @Test
     void aLimitersOwnPolicyOverridesTheFactorysDefault() {
         RedisRateLimiterFactory factory = factory(FailurePolicy.DENY, 1);
         RateLimiter open = factory.create("open", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, FIVE_PER_10S)

@@ -175,8 +175,9 @@ public final class LimiterDefinitions implements LimiterResolver {
         from.put("on-redis-failure", (onRedisFailure != null) ? property(name, "on-redis-failure") : "limiter.on-redis-failure");
         RetunePolicy onRetune = (configured != null && configured.getOnRetune() != null) ? configured.getOnRetune() : RetunePolicy.RESET;
         from.put("on-retune", (configured != null && configured.getOnRetune() != null) ? property(name, "on-retune") : "default");
+        RateLimiterConfig.Lease lease = lease(name, algorithm, configured, from);
         try {
-            return new Definition(new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune),
+            return new Definition(new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, onRetune, lease),
                     Collections.unmodifiableMap(from));
         }
         catch (IllegalArgumentException ex) {
@@ -365,6 +366,7 @@ public final class LimiterDefinitions implements LimiterResolver {
         Duration maxWait = maxWait(name, configured, annotation, site, from);
         FailurePolicy onRedisFailure = configured.getOnRedisFailure();
         from.put("on-redis-failure", (onRedisFailure != null) ? property(name, "on-redis-failure") : "limiter.on-redis-failure");
+        RateLimiterConfig.Lease lease = lease(name, algorithm, configured, from);
         from.put("plans", property(name, "plans"));
         Map<String, RateLimiter> limited = new LinkedHashMap<>();
         Set<String> unlimited = new TreeSet<>();
@@ -391,7 +393,7 @@ public final class LimiterDefinitions implements LimiterResolver {
             List<LimitSpec> limits = planLimits(name, plan, algorithm, planned);
             RateLimiterConfig config;
             try {
-                config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure);
+                config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, RetunePolicy.RESET, lease);
             }
             catch (IllegalArgumentException ex) {
                 throw new LimiterConfigurationException(planned.getLimits().isEmpty() ? where : where + ".limits", algorithm + " " + limits,
@@ -832,6 +834,37 @@ public final class LimiterDefinitions implements LimiterResolver {
         }
         from.put("max-wait", "default");
         return Duration.ZERO;
+    }
+
+    /** The lease of limiter {@code name}: configuration only (no annotation attribute), off unless set. */
+    private static RateLimiterConfig.@Nullable Lease lease(String name, Algorithm algorithm, LimiterProperties.@Nullable Limiter configured,
+            Map<String, String> from) {
+        LimiterProperties.Lease lease = (configured != null) ? configured.getLease() : null;
+        if (lease == null || (lease.getPermits() == null && lease.getTtl() == null)) {
+            from.put("lease", "default");
+            return null;
+        }
+        from.put("lease", property(name, "lease"));
+        Long permits = lease.getPermits();
+        Duration ttl = lease.getTtl();
+        if (permits == null || ttl == null) {
+            String missing = (permits == null) ? "permits" : "ttl";
+            throw new LimiterConfigurationException(property(name, "lease." + missing), "(not set)", "Limiter '" + name
+                    + "' leases only with both lease.permits and lease.ttl", "Set " + property(name, "lease." + missing)
+                            + ((permits == null) ? " (such as 10)" : " (such as 100ms)") + ", or remove " + property(name, "lease"));
+        }
+        if (!algorithm.isBucket()) {
+            throw new LimiterConfigurationException(property(name, "lease"), "permits " + permits + ", ttl " + ttl, "Leasing applies "
+                    + "to token-bucket, leaky-bucket and gcra, not to " + algorithm, "Remove " + property(name, "lease")
+                            + ", or choose algorithm token-bucket, leaky-bucket or gcra");
+        }
+        positive(permits, property(name, "lease.permits"), "number of permits leased");
+        if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(RateLimiterConfig.MAX_LEASE_TTL) > 0 || ttl.getNano() % 1_000 != 0) {
+            throw new LimiterConfigurationException(property(name, "lease.ttl"), ttl, "A lease's time-to-live must be whole microseconds "
+                    + "above 0 and at most " + RateLimiterConfig.MAX_LEASE_TTL.toMinutes() + " minutes",
+                    "Set a short time such as 50ms or 1s: leased permits unused by then are lost to the key");
+        }
+        return new RateLimiterConfig.Lease(permits, ttl);
     }
 
     private static long positive(long value, String where, String what) {

@@ -205,6 +205,13 @@ public class LimiterProperties {
         private @Nullable Duration maxWait;
 
         /**
+         * Local leasing of hot keys' permits (Redis backend; token-bucket, leaky-bucket, gcra): an
+         * instance reserves a few permits of a key it decides often in the same call and hands them
+         * out without asking Redis. Off unless permits and ttl are set.
+         */
+        private Lease lease = new Lease();
+
+        /**
          * What this limiter decides while Redis fails. Defaults to limiter.on-redis-failure.
          */
         private @Nullable FailurePolicy onRedisFailure;
@@ -288,6 +295,14 @@ public class LimiterProperties {
             this.maxWait = maxWait;
         }
 
+        public Lease getLease() {
+            return lease;
+        }
+
+        public void setLease(Lease lease) {
+            this.lease = lease;
+        }
+
         public @Nullable FailurePolicy getOnRedisFailure() {
             return onRedisFailure;
         }
@@ -350,6 +365,43 @@ public class LimiterProperties {
 
         public void setUnlimitedKeys(List<String> unlimitedKeys) {
             this.unlimitedKeys = unlimitedKeys;
+        }
+
+    }
+
+    /**
+     * Local leasing of a limiter's hot keys: the instances together never admit more than the
+     * limit, but over any span w a key may be admitted what the algorithm admits over w + ttl, and
+     * up to permits per instance per ttl may go unused (README, docs/algorithms.md).
+     */
+    public static class Lease {
+
+        /**
+         * Most permits a call on a hot key reserves beyond its own, handed out by this instance
+         * without asking Redis. At least 1; unset: no leasing.
+         */
+        private @Nullable Long permits;
+
+        /**
+         * How long leased permits may be handed out after Redis granted them; unused ones then
+         * expire. A key is hot on an instance that decided it within this time before.
+         */
+        private @Nullable Duration ttl;
+
+        public @Nullable Long getPermits() {
+            return permits;
+        }
+
+        public void setPermits(@Nullable Long permits) {
+            this.permits = permits;
+        }
+
+        public @Nullable Duration getTtl() {
+            return ttl;
+        }
+
+        public void setTtl(@Nullable Duration ttl) {
+            this.ttl = ttl;
         }
 
     }

@@ -34,7 +34,7 @@ import org.springframework.core.env.PropertySource;
  * {@code limiter.*} anew, checks every limiter as startup does, and then applies every change or
  * none. A value that startup would refuse is refused with the same message, naming the property, and
  * the limits in force stay. What can change is each limiter's algorithm, limits, windows, bursts,
- * sub-windows, max-wait, on-redis-failure and on-retune, and limiters can be added; settings fixed at
+ * sub-windows, max-wait, lease, on-redis-failure and on-retune, and limiters can be added; settings fixed at
  * startup (backend, key prefix, Redis connection, shadow mode, headers, deny cache, client address,
  * missing keys) are refused until a restart. Spring Cloud's {@code EnvironmentChangeEvent} (refresh,
  * {@code POST /actuator/env}) and the {@code limiters} endpoint's write operation call it; so may
@@ -51,7 +51,10 @@ public final class LimiterRetuner {
 
     /** What {@link #retune(String, Map)} may set under {@code limiter.limiters.<name>}. */
     private static final Set<String> RETUNABLE = Set.of("algorithm", "limit", "window", "burst", "limits", "sub-windows", "max-wait",
-            "on-redis-failure", "on-retune");
+            "on-redis-failure", "on-retune", "lease", "lease.permits", "lease.ttl");
+
+    /** The values of a lease. */
+    private static final Set<String> LEASE_VALUES = Set.of("permits", "ttl");
 
     /** The values of each limit in {@code limits}. */
     private static final Set<String> LIMIT_VALUES = Set.of("limit", "window", "burst");
@@ -86,7 +89,8 @@ public final class LimiterRetuner {
     /**
      * Sets properties of limiter {@code name} (such as {@code limit}, {@code window}, {@code burst},
      * {@code algorithm}, {@code sub-windows}, {@code max-wait}, {@code on-redis-failure},
-     * {@code on-retune}, or {@code limits} as a list of maps of limit, window and burst) in the
+     * {@code on-retune}, {@code limits} as a list of maps of limit, window and burst, or {@code lease}
+     * as a map of permits and ttl, an empty value of both turning leasing off) in the
      * Environment, above every other source, and applies them as {@link #retune()} does. Setting
      * {@code limit}, {@code window} or {@code burst} replaces configured {@code limits}, and the other
      * way round. Values stay in force until the application stops; a refused value is taken back.
@@ -139,6 +143,9 @@ public final class LimiterRetuner {
             if (property.equals("limits")) {
                 limits(prefix, value, written);
             }
+            else if (property.equals("lease")) {
+                lease(prefix, value, written);
+            }
             else {
                 written.put(prefix + property, String.valueOf(value));
             }
@@ -174,6 +181,23 @@ public final class LimiterRetuner {
                 if (entry.getValue() != null) {
                     written.put(prefix + "limits[" + i + "]." + property, String.valueOf(entry.getValue()));
                 }
+            }
+        }
+    }
+
+    private static void lease(String prefix, Object value, Map<String, Object> written) {
+        if (!(value instanceof Map<?, ?> lease)) {
+            throw new LimiterConfigurationException(prefix + "lease", value, "A lease is permits and a ttl",
+                    "Give a map such as {\"permits\": 10, \"ttl\": \"100ms\"}, or {\"permits\": \"\", \"ttl\": \"\"} to stop leasing");
+        }
+        for (Map.Entry<?, ?> entry : lease.entrySet()) {
+            String property = DataObjectPropertyName.toDashedForm(String.valueOf(entry.getKey()));
+            if (!LEASE_VALUES.contains(property)) {
+                throw new LimiterConfigurationException(prefix + "lease." + property, entry.getValue(), "Not a value of a lease",
+                        "Set permits or ttl");
+            }
+            if (entry.getValue() != null) {
+                written.put(prefix + "lease." + property, String.valueOf(entry.getValue()));
             }
         }
     }

@@ -11,6 +11,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.Retuning;
 import dev.limiter.RetunePolicy;
@@ -109,6 +110,40 @@ class RetuneTests {
             assertThat(context.getEnvironment().getProperty("limiter.limiters.orders.limit")).as("the refused values are taken back")
                 .isEqualTo("10");
             assertThat(take(100, () -> service.order("bob"))).isEqualTo(10);
+        });
+    }
+
+    /** A lease is retuned like any other value, checked as at startup, and taken off with empty values. */
+    @Test
+    void aLeaseIsRetunedCheckedAsAtStartup() {
+        this.contextRunner.run((context) -> {
+            LimiterRetuner retuner = context.getBean(LimiterRetuner.class);
+            RateLimiter orders = context.getBean(RateLimiterRegistry.class).get("orders");
+
+            assertThatExceptionOfType(LimiterConfigurationException.class)
+                .isThrownBy(() -> retuner.retune("orders", Map.of("lease", Map.of("permits", 5, "ttl", "100ms"))))
+                .satisfies((ex) -> {
+                    assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.lease");
+                    assertThat(ex.getProblem()).contains("not to fixed-window");
+                });
+            assertThat(orders.config().lease()).isNull();
+            assertThatExceptionOfType(LimiterConfigurationException.class)
+                .isThrownBy(() -> retuner.retune("orders", Map.of("algorithm", "gcra", "lease", Map.of("permits", 0, "ttl", "100ms"))))
+                .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.lease.permits"));
+            assertThatExceptionOfType(LimiterConfigurationException.class)
+                .isThrownBy(() -> retuner.retune("orders", Map.of("lease", Map.of("permit", 5))))
+                .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.lease.permit"));
+            assertThat(orders.config().algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+
+            Retuning leasing = retuner.retune("orders", Map.of("algorithm", "gcra", "lease", Map.of("permits", 5, "ttl", "100ms")));
+            assertThat(leasing.current().lease()).isEqualTo(new RateLimiterConfig.Lease(5, Duration.ofMillis(100)));
+            assertThat(orders.config().lease()).isEqualTo(new RateLimiterConfig.Lease(5, Duration.ofMillis(100)));
+            assertThat(retuner.retune("orders", Map.of("lease.ttl", "1s")).current().lease())
+                .isEqualTo(new RateLimiterConfig.Lease(5, Duration.ofSeconds(1)));
+
+            Retuning off = retuner.retune("orders", Map.of("lease", Map.of("permits", "", "ttl", "")));
+            assertThat(off.current().lease()).isNull();
+            assertThat(off.stateKept()).as("leased permits are taken like any other: the keys stay").isTrue();
         });
     }
 

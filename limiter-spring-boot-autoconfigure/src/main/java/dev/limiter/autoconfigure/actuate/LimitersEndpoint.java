@@ -269,12 +269,14 @@ public final class LimitersEndpoint {
                 described.put(plan, new PlanDescriptor(List.of(), true));
             }
         }
+        RateLimiterConfig.Lease lease = config.lease();
         return new LimiterDescriptor(config.algorithm().configName(), (limiter != null) ? limits(config) : List.of(),
                 (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
                 config.algorithm().isBucket() ? config.maxWait().toString() : null,
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
                 config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins(sources), definitions.sites(name), described,
-                (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name));
+                (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name),
+                (lease != null) ? new LeaseDescriptor(lease.permits(), lease.ttl().toString()) : null);
     }
 
     /** The limiter of that name, known to be registered (or to have plans). */
@@ -345,11 +347,17 @@ public final class LimitersEndpoint {
      * annotation set it (or "default"), and {@code origins} where each property was set;
      * {@code usedBy} lists the annotated methods. A limiter with plans has no limits of its own but
      * those of each plan ({@code plans}, null for a limiter without plans), and perhaps a default plan;
-     * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets).
+     * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets);
+     * {@code lease} is its local leasing of hot keys, null when it does not lease.
      */
     public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, @Nullable Integer subWindows, @Nullable String maxWait,
             @Nullable String onRedisFailure, String onRetune, boolean shadow, Map<String, String> sources, Map<String, String> origins,
-            List<String> usedBy, @Nullable Map<String, PlanDescriptor> plans, @Nullable String defaultPlan, int unlimitedKeys) {
+            List<String> usedBy, @Nullable Map<String, PlanDescriptor> plans, @Nullable String defaultPlan, int unlimitedKeys,
+            @Nullable LeaseDescriptor lease) {
+    }
+
+    /** A limiter's lease: the most permits a call on a hot key reserves beyond its own, and for how long. */
+    public record LeaseDescriptor(long permits, String ttl) {
     }
 
     /** One plan of a limiter: its limits, or none when it is unlimited. */

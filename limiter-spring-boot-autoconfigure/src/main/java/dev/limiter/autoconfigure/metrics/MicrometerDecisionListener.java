@@ -25,7 +25,8 @@ import io.micrometer.observation.ObservationRegistry;
  * <ul>
  * <li>{@code limiter.decisions}: counter of calls by outcome ({@code allowed}, {@code rejected},
  * {@code fallback}, {@code shadow_rejected}, {@code error}) and backend ({@code redis},
- * {@code memory}, {@code local-fallback}, {@code local-deny-cache}, {@code failure-policy},
+ * {@code memory}, {@code local-fallback}, {@code local-deny-cache}, {@code lease} for permits leased
+ * earlier by this instance, {@code failure-policy},
  * {@code unlimited} for an unlimited key or plan, or {@code none} for an error);</li>
  * <li>{@code limiter.near_limit}: counter of allowed calls that left less than 20% of the limit
  * ({@code remaining * 5 < limit}), tagged with the limiter and its algorithm: a key close to being

@@ -54,7 +54,7 @@ class LimiterActuatorTests {
 
     @Test
     void listsEveryLimiterWithItsEffectiveConfigurationAndWhereEachValueCameFrom() {
-        this.contextRunner.run((context) -> {
+        this.contextRunner.withPropertyValues("limiter.limiters.orders.lease.permits=4", "limiter.limiters.orders.lease.ttl=20ms").run((context) -> {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
             LimitersEndpoint.LimitersDescriptor all = endpoint.limiters();
             assertThat(all.backend()).isEqualTo("redis");
@@ -77,11 +77,14 @@ class LimiterActuatorTests {
             assertThat(sources.get("max-wait")).isEqualTo("limiter.limiters.orders.max-wait");
             assertThat(sources.get("shadow")).isEqualTo("default");
             assertThat(sources.get("on-redis-failure")).isEqualTo("limiter.on-redis-failure");
+            assertThat(orders.lease()).isEqualTo(new LimitersEndpoint.LeaseDescriptor(4, "PT0.02S"));
+            assertThat(sources.get("lease")).isEqualTo("limiter.limiters.orders.lease");
 
             LimitersEndpoint.LimiterDescriptor search = endpoint.limiter("search");
             assertThat(search.algorithm()).isEqualTo("sliding-window");
             assertThat(search.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(100, "PT1M", null));
             assertThat(search.subWindows()).isEqualTo(6);
+            assertThat(search.lease()).isNull();
             assertThat(search.shadow()).isTrue();
             assertThat(search.usedBy()).isEmpty();
             assertThat(search.sources()).containsEntry("algorithm", "limiter.limiters.search.algorithm")

@@ -237,6 +237,22 @@ class LimiterMetricsTests {
     }
 
     @Test
+    void leasedPermitsAreTheirOwnBackendAndNoRoundTrip() {
+        this.contextRunner.withPropertyValues("limiter.limiters.costly.lease.permits=3", "limiter.limiters.costly.lease.ttl=10s")
+            .run((context) -> {
+                MeterRegistry meters = context.getBean(MeterRegistry.class);
+                Service service = context.getBean(Service.class);
+                for (int i = 0; i < 5; i++) {
+                    service.costly("gina", 1);
+                }
+                // Cold, then hot: the second call leases 3, which the next three are handed.
+                assertThat(decisions(meters, "costly", "allowed", "redis")).isEqualTo(2);
+                assertThat(decisions(meters, "costly", "allowed", "lease")).isEqualTo(3);
+                assertThat(meters.get(MicrometerDecisionListener.REDIS_DURATION).tag("limiter", "costly").timer().count()).isEqualTo(2);
+            });
+    }
+
+    @Test
     void theMemoryBackendIsTaggedMemory() {
         this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
