@@ -7,8 +7,8 @@ import dev.limiter.RateLimiterConfig;
 
 /**
  * Combines the answers of a limiter's limits into one decision, as the decision scripts do (stated in
- * {@code decide.lua}; {@code decide} and {@code reply} in {@code lib.lua} alike): every twin goes through
- * here, so script and twin combine alike.
+ * {@code decide.lua}; {@code reply} in {@code lib.lua} alike for the refund scripts): every twin goes
+ * through here, so script and twin combine alike.
  */
 final class Verdict {
 

@@ -12,7 +12,7 @@
 -- Reply     {allowed 1|0, reported limit, remaining, reset_after_us, retry_after_us (-1: never),
 --            violated limit (0: none), wait_us, reset_after_us of the reported limit}
 --
--- How several limits combine (as lib.lua's decide and reply, and the twins' Verdict): asking for 0
+-- How several limits combine (as the twins' Verdict, and lib.lua's reply for refunds): asking for 0
 -- permits is never admitted and never violates; else the first limit whose capacity is below the
 -- cost is violated with retry -1; else the longest wait of any limit (the first with it violates)
 -- is admitted at once (0), admitted after waiting (<= max-wait), or rejected. The reported limit is

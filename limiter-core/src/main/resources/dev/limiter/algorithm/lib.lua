@@ -1,12 +1,12 @@
--- Shared prelude of the scripts other than the decisions (Scripts.PRELUDE): arguments, time, exact
--- integer arithmetic, and the reply that combines several limits. See docs/algorithms.md. The decision
--- scripts follow the leaner decide.lua instead, which combines limits the same way without building
--- these tables and closures on every call (docs/script-costs.md).
+-- Prelude of the refund scripts (Scripts.PRELUDE): arguments, time, exact integer arithmetic, and
+-- the reply that reports several limits' quotas. See docs/algorithms.md. The decision scripts follow
+-- the leaner decide.lua instead, which builds none of these tables and closures on every call
+-- (docs/script-costs.md).
 --
 -- KEYS[1]   the key's state
 -- ARGV[1]   now in microseconds, or "" to read Redis TIME
 -- ARGV[2]   permits asked for; 0 reads the quota without taking or writing anything
--- ARGV[3]   max-wait in microseconds (0: never wait)
+-- ARGV[3]   max-wait in microseconds (unused: nothing here waits)
 -- ARGV[4]   algorithm parameter (sub-windows of sliding-window) or ""
 -- ARGV[5..] limits sorted by window: L1, W1, B1, L2, W2, B2, ...
 -- Reply     {allowed 1|0, reported limit, remaining, reset_after_us, retry_after_us (-1: never),
@@ -18,7 +18,6 @@ if not now then
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local permits = tonumber(ARGV[2])
-local max_wait = tonumber(ARGV[3])
 local param = ARGV[4]
 local limits = {}
 for i = 5, #ARGV, 3 do
@@ -73,34 +72,6 @@ local function ceildiv(x, m)
     q = q + 1
   end
   return q
-end
-
--- Combines the limits' answers: capacity[i] is the most limit i can ever grant, retry[i] the
--- microseconds until it admits the request (0: now). Returns allowed, wait_us, violated, retry_us.
-local function decide(capacity, retry)
-  -- Asking for no permits reads the quota: nothing is taken, nothing written.
-  if permits == 0 then
-    return false, 0, 0, 0
-  end
-  for i = 1, #limits do
-    if permits > capacity[i] then
-      return false, 0, i, -1
-    end
-  end
-  local worst, violated = 0, 0
-  for i = 1, #limits do
-    if retry[i] > worst then
-      worst = retry[i]
-      violated = i
-    end
-  end
-  if worst == 0 then
-    return true, 0, 0, 0
-  end
-  if worst <= max_wait then
-    return true, worst, 0, 0
-  end
-  return false, 0, violated, worst
 end
 
 -- The reply, from each limit's remaining permits and reset-after once the decision is applied.
