@@ -22,7 +22,7 @@ final class LeaseScript {
         String lease = LuaScript.read(LOCATION);
         for (Algorithm algorithm : Algorithm.values()) {
             if (algorithm.isBucket()) {
-                SCRIPTS.put(algorithm, LuaScript.of(asFunction("algorithm", LuaScript.of(algorithm).getScriptAsString()) + lease));
+                SCRIPTS.put(algorithm, LuaScript.of("local algorithm = " + LuaScript.asFunction(LuaScript.of(algorithm).getScriptAsString()) + "\n" + lease));
             }
         }
     }
@@ -37,14 +37,5 @@ final class LeaseScript {
             throw new IllegalArgumentException("Only token-bucket, leaky-bucket and gcra lease, not " + algorithm);
         }
         return script;
-    }
-
-    /**
-     * {@code script}, a whole script that reads KEYS and ARGV and returns its reply, as the local Lua
-     * function {@code name(KEYS, ARGV)}: its parameters shadow the globals, so the script reads the
-     * arguments it is given, and its {@code return} becomes the function's.
-     */
-    static String asFunction(String name, String script) {
-        return "local function " + name + "(KEYS, ARGV)\n" + script + "\nend\n";
     }
 }

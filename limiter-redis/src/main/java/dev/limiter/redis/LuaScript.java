@@ -41,10 +41,8 @@ final class LuaScript implements RedisScript<List> {
             SCRIPTS.put(algorithm, new LuaScript(script, batchIndex(algorithm)));
             REFUNDS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.refundLocation(algorithm)), 0));
             // The text as it is, read at run time: a change of an algorithm's script reaches the batch
-            // script with it. Parameters named KEYS and ARGV shadow the globals, so the text reads its
-            // own decision's key and arguments.
-            functions.append("algorithms[").append(batchIndex(algorithm)).append("] = function(KEYS, ARGV)\n").append(script)
-                    .append("\nend\n");
+            // script with it.
+            functions.append("algorithms[").append(batchIndex(algorithm)).append("] = ").append(asFunction(script)).append('\n');
         }
         String batch = read("dev/limiter/redis/batch.lua");
         if (!batch.contains(ALGORITHMS)) {
@@ -109,6 +107,16 @@ final class LuaScript implements RedisScript<List> {
      */
     static LuaScript of(String source) {
         return new LuaScript(source, 0);
+    }
+
+    /**
+     * {@code script}, a whole script that reads KEYS and ARGV and returns its reply, as an anonymous Lua
+     * function of (KEYS, ARGV): its parameters shadow the globals, so the script reads the key and
+     * arguments it is given, and its {@code return} becomes the function's. The batch and lease scripts
+     * run the algorithms' scripts this way, unchanged.
+     */
+    static String asFunction(String script) {
+        return "function(KEYS, ARGV)\n" + script + "\nend";
     }
 
     /** A classpath resource's text. */

@@ -2,7 +2,7 @@
 -- algorithm's own script decides it alone, one after the other in the order given, so that two
 -- decisions on one key see each other as two calls would. The fixed cost of a call (EVALSHA, TIME,
 -- the reply) is paid once for the batch instead of once per decision (docs/script-costs.md).
--- LuaScript puts in place of the algorithms line below one function per algorithm: lib.lua and the
+-- LuaScript puts in place of the algorithms line below one function per algorithm: decide.lua and the
 -- algorithm's script, unchanged, with KEYS and ARGV as the function's parameters.
 --
 -- KEYS[i]   the key of decision i (every key of a batch in one hash slot)

@@ -1,15 +1,15 @@
 -- lease: a bucket algorithm's decision for the caller's permits and, when it admits them without
 -- waiting, a second decision of the same algorithm taking up to ARGV[1] more permits, which the
 -- calling instance hands out itself (RedisRateLimiter, LocalLeases). LeaseScript puts the algorithm's
--- script (lib.lua, then <algorithm>.lua) before this text as the function algorithm(KEYS, ARGV),
+-- script (decide.lua, then <algorithm>.lua) before this text as the function algorithm(KEYS, ARGV),
 -- whose parameters shadow the globals and which returns its reply: both takes run the algorithm's
 -- own arithmetic on the same state, at the same instant, in one atomic round trip.
 --
 -- KEYS[1]   the key's state
 -- ARGV[1]   most permits to lease beyond the caller's
--- ARGV[2..] the algorithm's arguments as lib.lua takes them: now in microseconds or "" for Redis
+-- ARGV[2..] the algorithm's arguments as decide.lua takes them: now in microseconds or "" for Redis
 --           TIME, permits, max-wait, algorithm parameter, limits
--- Reply     the algorithm's reply for the caller's permits (lib.lua: 8 numbers), then the permits
+-- Reply     the algorithm's reply for the caller's permits (decide.lua: 8 numbers), then the permits
 --           leased (0: none), and reset_after_us and that of the reported limit once they are taken
 
 local args = {}
