@@ -4,11 +4,11 @@ import dev.limiter.Algorithm;
 
 /**
  * Where the algorithms' Lua scripts lie on the classpath, beside their twins: for backends that run them
- * in Redis. Each decision script is sent after {@link #DECISION_PRELUDE}; other scripts after {@link #PRELUDE}.
+ * in Redis. Each script is sent after {@link #DECISION_PRELUDE}; a refund script also after {@link #PRELUDE}.
  */
 public final class Scripts {
 
-    /** The arguments, arithmetic and reply that scripts other than the decisions share ({@code lib.lua}). */
+    /** What the refund scripts add to {@link #DECISION_PRELUDE}: the limits as a table and the reply ({@code lib.lua}). */
     public static final String PRELUDE = "dev/limiter/algorithm/lib.lua";
 
     /**
@@ -27,7 +27,7 @@ public final class Scripts {
 
     /**
      * Classpath location of {@code algorithm}'s refund script, which gives permits back to a key, such
-     * as {@code dev/limiter/algorithm/gcra-refund.lua}; sent after {@link #PRELUDE}.
+     * as {@code dev/limiter/algorithm/gcra-refund.lua}; sent after {@link #DECISION_PRELUDE} and {@link #PRELUDE}.
      */
     public static String refundLocation(Algorithm algorithm) {
         return "dev/limiter/algorithm/" + algorithm.configName() + "-refund.lua";

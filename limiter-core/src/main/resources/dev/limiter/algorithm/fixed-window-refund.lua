@@ -1,5 +1,5 @@
 -- fixed-window refund: gives permits back to the current window of every limit, down to 0
--- (docs/algorithms.md). Twin: dev.limiter.FixedWindow#refund. Follows lib.lua, which parses the
+-- (docs/algorithms.md). Twin: dev.limiter.FixedWindow#refund. Follows decide.lua and lib.lua, which parse the
 -- arguments as for a decision.
 --
 -- KEYS[1]  hash: w<i> = index of the window limit i counts, n<i> = permits taken in it (as fixed-window.lua)

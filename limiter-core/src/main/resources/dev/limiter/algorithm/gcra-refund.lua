@@ -1,5 +1,5 @@
 -- gcra refund: moves every limit's theoretical arrival time tau back by permits x T (T = W/L), never
--- before now (docs/algorithms.md). Twin: dev.limiter.Gcra#refund. Follows lib.lua, which parses the
+-- before now (docs/algorithms.md). Twin: dev.limiter.Gcra#refund. Follows decide.lua and lib.lua, which parse the
 -- arguments as for a decision.
 --
 -- KEYS[1]  hash: a<i>, f<i>, l<i> and t as in gcra.lua

@@ -1,6 +1,6 @@
 -- leaky-bucket refund: lowers the level of every limit's bucket by the permits given back, drained
 -- to now first as a decision drains it, down to empty (docs/algorithms.md). Twin:
--- dev.limiter.LeakyBucket#refund. Follows lib.lua, which parses the arguments as for a decision.
+-- dev.limiter.LeakyBucket#refund. Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
 -- KEYS[1]  hash: v<i>, f<i> and t as in leaky-bucket.lua
 -- ARGV[2]  permits to give back, at least 1

@@ -1,6 +1,6 @@
 -- sliding-log refund: drops the newest permits logged, up to the permits given back, from entries
 -- that still count under the longest window (docs/algorithms.md). Twin: dev.limiter.SlidingLog#refund.
--- Follows lib.lua, which parses the arguments as for a decision.
+-- Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
 -- KEYS[1]  sorted set: score = time, member = '<total>:<cost>', as in sliding-log.lua
 -- ARGV[2]  permits to give back, at least 1

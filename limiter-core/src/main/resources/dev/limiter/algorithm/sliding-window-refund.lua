@@ -1,6 +1,6 @@
 -- sliding-window refund: gives permits back to every limit, taking them from its newest sub-windows
--- first, down to 0 (docs/algorithms.md). Twin: dev.limiter.SlidingWindow#refund. Follows lib.lua,
--- which parses the arguments as for a decision.
+-- first, down to 0 (docs/algorithms.md). Twin: dev.limiter.SlidingWindow#refund. Follows decide.lua and lib.lua,
+-- which parse the arguments as for a decision.
 --
 -- KEYS[1]  hash: field '<i>:<s>' = permits limit i took in its sub-window s, as in sliding-window.lua
 -- ARGV[2]  permits to give back, at least 1

@@ -1,6 +1,6 @@
 -- token-bucket refund: puts permits back into every limit's bucket, refilled to now first as a
 -- decision refills it, up to the burst (docs/algorithms.md). Twin: dev.limiter.TokenBucket#refund.
--- Follows lib.lua, which parses the arguments as for a decision.
+-- Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
 -- KEYS[1]  hash: x<i>, f<i> and t as in token-bucket.lua
 -- ARGV[2]  tokens to give back, at least 1

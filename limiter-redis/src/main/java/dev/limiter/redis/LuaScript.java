@@ -16,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * An algorithm's Lua script: the decision prelude {@code decide.lua} followed by the algorithm's own
- * file (a refund script follows {@code lib.lua}), read once with its SHA1 computed once, so each
+ * file (a refund script follows both and {@code lib.lua}), read once with its SHA1 computed once, so each
  * decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the script). Also
  * the batch script ({@code batch.lua}), which decides many keys in one call by the very same texts.
  */
@@ -39,7 +39,7 @@ final class LuaScript implements RedisScript<List> {
         for (Algorithm algorithm : Algorithm.values()) {
             String script = decisionPrelude + "\n" + read(Scripts.location(algorithm));
             SCRIPTS.put(algorithm, new LuaScript(script, batchIndex(algorithm)));
-            REFUNDS.put(algorithm, new LuaScript(prelude + "\n" + read(Scripts.refundLocation(algorithm)), 0));
+            REFUNDS.put(algorithm, new LuaScript(decisionPrelude + "\n" + prelude + "\n" + read(Scripts.refundLocation(algorithm)), 0));
             // The text as it is, read at run time: a change of an algorithm's script reaches the batch
             // script with it.
             functions.append("algorithms[").append(batchIndex(algorithm)).append("] = ").append(asFunction(script)).append('\n');
