@@ -1,10 +1,14 @@
 package dev.limiter.spring;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.security.Principal;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Objects;
 
 import dev.limiter.Decision;
@@ -61,6 +65,16 @@ final class LimitedMethod implements Limited {
     private final List<Class<? extends Throwable>> refundOn;
 
     /**
+     * The parameter whose value is the key, when the key expression is nothing but a reference to it
+     * ({@code #userId}, {@code #p0}, {@code #a0}) and no other expression needs an evaluation context:
+     * then a call reads the argument and spends no SpEL context on it. -1 otherwise.
+     */
+    private final int keyParameter;
+
+    /** What gives the key, for the message of a missing one. */
+    private final String keySource;
+
+    /**
      * @param limits the limits of the calls: the limiter's own, or its plans'
      * @param method the most specific method on the target class: an interface method (JDK proxy)
      *     may name its parameters differently
@@ -82,7 +96,7 @@ final class LimitedMethod implements Limited {
         this.key = key;
         this.cost = cost;
         this.site = site;
-        this.parameterNames = parameterNames;
+        this.parameterNames = new KnownParameterNames(method, parameterNames);
         this.beanResolver = beanResolver;
         this.onMissingKey = onMissingKey;
         this.shadow = shadow;
@@ -92,6 +106,41 @@ final class LimitedMethod implements Limited {
         this.keyResolver = keyResolver;
         this.keyResolverName = keyResolverName;
         this.refundOn = List.copyOf(refundOn);
+        this.keyParameter = (key != null && cost == null && !limits.hasPlanExpression())
+                ? referencedParameter(key.getExpressionString(), method, this.parameterNames, this.requestVariables)
+                : -1;
+        this.keySource = (key != null) ? "The rate limit key " + key.getExpressionString() : "The rate limit key";
+    }
+
+    /** A reference to one parameter: {@code #name}, {@code #p<i>} or {@code #a<i>}. */
+    private static final Pattern PARAMETER_REFERENCE = Pattern.compile("#([A-Za-z_$][A-Za-z0-9_$]*)");
+
+    /**
+     * The index of the parameter {@code expression} is a bare reference to, as SpEL would resolve it
+     * in a {@link MethodBasedEvaluationContext}; -1 when it is anything else, names a request variable,
+     * or names the variable arguments (which SpEL may repackage).
+     */
+    static int referencedParameter(String expression, Method method, ParameterNameDiscoverer parameterNames, Set<String> requestVariables) {
+        Matcher reference = PARAMETER_REFERENCE.matcher(expression.strip());
+        // #root and #this are SpEL's own, never a parameter.
+        if (!reference.matches() || requestVariables.contains(reference.group(1)) || reference.group(1).equals("root")
+                || reference.group(1).equals("this")) {
+            return -1;
+        }
+        String name = reference.group(1);
+        int count = method.getParameterCount();
+        int index = -1;
+        String @Nullable [] names = parameterNames.getParameterNames(method);
+        if (names != null) {
+            index = Arrays.asList(names).indexOf(name);
+        }
+        if (index < 0 && name.matches("[pa][0-9]{1,4}")) {
+            index = Integer.parseInt(name.substring(1));
+        }
+        if (index < 0 || index >= count || (method.isVarArgs() && index == count - 1)) {
+            return -1;
+        }
+        return index;
     }
 
     /** Whether some failure of a call gives its permits back ({@code @RateLimited(refundOn)}). */
@@ -169,6 +218,14 @@ final class LimitedMethod implements Limited {
      * @throws UnknownPlanException when the call's plan is none of the limiter's
      */
     @Nullable Call call(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
+        if (keyParameter >= 0 && keyResolver == null && args != null) {
+            // The key is one argument: no evaluation context, which is most of what a call of SpEL costs.
+            String key = keyOrMissing(text(args[keyParameter]), keySource);
+            if (key == null) {
+                return null;
+            }
+            return new Call(key, 1, limits.limitOf(key, null, limits.hasPlanResolver() ? new KeyContext(method, args, target, request) : null));
+        }
         EvaluationContext context = context(args, target, request);
         String key = (keyResolver != null) ? resolvedKey(args, target, request) : key(context);
         if (key == null) {
@@ -218,7 +275,7 @@ final class LimitedMethod implements Limited {
             return "";
         }
         return keyOrMissing(text(key.getValue(Objects.requireNonNull(context, "The key expression needs its evaluation context"))),
-                "The rate limit key " + key.getExpressionString());
+                keySource);
     }
 
     private @Nullable String resolvedKey(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
@@ -280,5 +337,38 @@ final class LimitedMethod implements Limited {
         }
         throw new IllegalArgumentException("The rate limit cost " + expression + " of " + site + " evaluated to " + value
                 + "; it must be a whole number of at least 1");
+    }
+
+    /**
+     * The parameter names of one method, looked up once: Spring's discoverers find them by reflection
+     * on every call, and every call's evaluation context asks for them.
+     */
+    private static final class KnownParameterNames implements ParameterNameDiscoverer {
+
+        private final Method method;
+
+        private final String @Nullable [] names;
+
+        private final ParameterNameDiscoverer discoverer;
+
+        KnownParameterNames(Method method, ParameterNameDiscoverer discoverer) {
+            this.method = method;
+            this.names = discoverer.getParameterNames(method);
+            this.discoverer = discoverer;
+        }
+
+        @Override
+        public String @Nullable [] getParameterNames(Method other) {
+            if (other.equals(method)) {
+                // Shared, not copied: only this method's evaluation contexts read it, and they never change it.
+                return names;
+            }
+            return discoverer.getParameterNames(other);
+        }
+
+        @Override
+        public String @Nullable [] getParameterNames(Constructor<?> constructor) {
+            return discoverer.getParameterNames(constructor);
+        }
     }
 }

@@ -6,6 +6,7 @@ import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.redis.RedisRateLimiterFactory;
+import dev.limiter.spring.RateLimitRules;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -37,8 +38,11 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnBean(LimiterDefinitions.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
-                ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner) {
-            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner);
+                ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner,
+                ObjectProvider<RateLimitRules> rules) {
+            // Looked up when read: the rules exist only in a web application, and may be created after the endpoint.
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner,
+                    () -> rules.stream().flatMap((found) -> found.rules().stream()).toList());
         }
 
     }

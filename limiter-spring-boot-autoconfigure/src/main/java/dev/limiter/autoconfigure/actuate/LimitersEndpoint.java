@@ -1,5 +1,6 @@
 package dev.limiter.autoconfigure.actuate;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Quota;
@@ -20,6 +22,7 @@ import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
+import dev.limiter.spring.RateLimitRule;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -63,13 +66,17 @@ public final class LimitersEndpoint {
 
     private final LimiterRetuner retuner;
 
+    /** The rules of limiter.rules, in a web application that applies them; none otherwise. */
+    private final Supplier<List<RateLimitRule>> rules;
+
     LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, @Nullable RedisRateLimiterFactory redis,
-            @Nullable Environment environment, LimiterRetuner retuner) {
+            @Nullable Environment environment, LimiterRetuner retuner, Supplier<List<RateLimitRule>> rules) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
         this.environment = environment;
         this.retuner = retuner;
+        this.rules = rules;
     }
 
     /** Every limiter, by name. */
@@ -274,9 +281,21 @@ public final class LimitersEndpoint {
                 (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
                 config.algorithm().isBucket() ? config.maxWait().toString() : null,
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
-                config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins(sources), definitions.sites(name), described,
+                config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins(sources), usedBy(name), described,
                 (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name),
                 (lease != null) ? new LeaseDescriptor(lease.permits(), lease.ttl().toString()) : null);
+    }
+
+    /** The annotated methods using limiter {@code name}, then the rules deciding by it: "limiter.rules[0] GET /pages/**". */
+    private List<String> usedBy(String name) {
+        List<String> usedBy = new ArrayList<>(definitions.sites(name));
+        for (RateLimitRule rule : rules.get()) {
+            if (rule.limiter().equals(name)) {
+                String methods = rule.methods().isEmpty() ? "" : String.join(",", rule.methods()).toUpperCase(Locale.ROOT) + " ";
+                usedBy.add(rule.property() + " " + methods + String.join(", ", rule.paths()));
+            }
+        }
+        return usedBy;
     }
 
     /** The limiter of that name, known to be registered (or to have plans). */
@@ -345,7 +364,7 @@ public final class LimitersEndpoint {
     /**
      * A limiter's effective configuration; {@code sources} says, per attribute, which property or
      * annotation set it (or "default"), and {@code origins} where each property was set;
-     * {@code usedBy} lists the annotated methods. A limiter with plans has no limits of its own but
+     * {@code usedBy} lists the annotated methods, then the rules of limiter.rules deciding by it. A limiter with plans has no limits of its own but
      * those of each plan ({@code plans}, null for a limiter without plans), and perhaps a default plan;
      * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets);
      * {@code lease} is its local leasing of hot keys, null when it does not lease.

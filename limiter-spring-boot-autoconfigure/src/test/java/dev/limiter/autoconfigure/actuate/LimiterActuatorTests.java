@@ -15,6 +15,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
+import dev.limiter.autoconfigure.web.LimiterWebMvcAutoConfiguration;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
@@ -30,6 +31,7 @@ import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ClassPathResource;
@@ -98,6 +100,28 @@ class LimiterActuatorTests {
             assertThat(endpoint.limiter("exports").sources()).isEmpty();
             assertThat(endpoint.limiter("exports").algorithm()).isEqualTo("fixed-window");
         });
+    }
+
+    @Test
+    void usedByListsTheRulesDecidingByTheLimiterAfterItsMethods() {
+        new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                    LimiterAutoConfiguration.class, LimiterActuatorAutoConfiguration.class, LimiterWebMvcAutoConfiguration.class))
+            .withPropertyValues(TestRedisProperties.withKeyPrefix(this.keyPrefix))
+            .withPropertyValues("management.endpoints.web.exposure.include=limiters", "limiter.limiters.orders.limit=3",
+                    "limiter.limiters.pages.limit=10", "limiter.limiters.pages.window=1m",
+                    "limiter.rules[0].paths=/pages/**, /docs/**", "limiter.rules[0].limiter=pages",
+                    "limiter.rules[1].paths=/orders/**", "limiter.rules[1].methods=post", "limiter.rules[1].limiter=orders")
+            .withBean(VirtualClock.class, VirtualClock::new)
+            .withUserConfiguration(ServiceConfiguration.class)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                Map<String, LimitersEndpoint.LimiterDescriptor> limiters = context.getBean(LimitersEndpoint.class).limiters().limiters();
+                assertThat(limiters.get("pages").usedBy()).containsExactly("limiter.rules[0] /pages/**, /docs/**");
+                assertThat(limiters.get("orders").usedBy()).hasSize(2);
+                assertThat(limiters.get("orders").usedBy().get(0)).endsWith("order(String)");
+                assertThat(limiters.get("orders").usedBy().get(1)).isEqualTo("limiter.rules[1] POST /orders/**");
+            });
     }
 
     @Test
