@@ -40,6 +40,17 @@ public final class FixedWindowModel extends KeyedModel<FixedWindowModel.Window[]
         return next;
     }
 
+    /** {@code n := max(0, n − c)} in the current window; a stored window that is not the current one has nothing to give back. */
+    @Override
+    Window[] give(Window[] state, long now, long permits) {
+        Window[] next = new Window[config.limits().size()];
+        for (int l = 0; l < next.length; l++) {
+            Window window = current(state, l, now);
+            next[l] = new Window(window.index(), Math.max(0, window.count() - permits));
+        }
+        return next;
+    }
+
     /** The window limit {@code l} is in at {@code now}: a count from an older index counts as 0. */
     private Window current(Window[] state, int l, long now) {
         long index = Math.floorDiv(now, windowMicros(config.limits().get(l)));

@@ -47,6 +47,19 @@ public final class GcraModel extends KeyedModel<GcraModel.State> {
         return new State(next, t);
     }
 
+    /** {@code τ := max(t, τ − c·T)}: back by {@code c} emission intervals, never before now. */
+    @Override
+    State give(State state, long now, long permits) {
+        long t = standing(state, now);
+        Rational[] next = new Rational[config.limits().size()];
+        for (int l = 0; l < next.length; l++) {
+            LimitSpec limit = config.limits().get(l);
+            Rational back = Rational.of(windowMicros(limit), limit.limit()).times(permits);
+            next[l] = Rational.max(Rational.of(t), state.tat()[l].minus(back));
+        }
+        return new State(next, t);
+    }
+
     private record View(LimitSpec limit, Rational tat, Rational now) implements LimitView {
 
         /** {@code T = W/L}. */

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
+import dev.limiter.Quota;
 import dev.limiter.RateLimiterConfig;
 
 /**
@@ -37,10 +38,7 @@ abstract class KeyedModel<S> implements Model {
         if (key == null || permits < 1) {
             throw new IllegalArgumentException("key must not be null and permits at least 1");
         }
-        if (expiresAt.containsKey(key) && nowMicros >= expiresAt.get(key)) {
-            states.remove(key);
-            expiresAt.remove(key);
-        }
+        expire(key, nowMicros);
         S state = states.get(key);
         List<LimitView> before = read(state, nowMicros);
         Admission admission = DecisionRule.admit(before, permits, maxWaitMicros);
@@ -54,11 +52,64 @@ abstract class KeyedModel<S> implements Model {
         return decision;
     }
 
+    @Override
+    public final Quota refund(String key, long permits, long nowMicros) {
+        if (key == null || permits < 1) {
+            throw new IllegalArgumentException("key must not be null and permits at least 1");
+        }
+        expire(key, nowMicros);
+        S state = states.get(key);
+        List<LimitView> before = read(state, nowMicros);
+        if (state == null || whole(before)) {
+            // Nothing to give back: nothing is written, not even the state brought to now.
+            return quota(before);
+        }
+        S after = give(state, nowMicros, permits);
+        List<LimitView> limits = read(after, nowMicros);
+        if (whole(limits)) {
+            // Whole in every limit: the key is deleted, as good as idle.
+            states.remove(key);
+            expiresAt.remove(key);
+        }
+        else {
+            states.put(key, after);
+            expiresAt.put(key, nowMicros + DecisionRule.micros(quota(limits).resetAfter()));
+        }
+        return quota(limits);
+    }
+
+    @Override
+    public final Quota quota(String key, long nowMicros) {
+        expire(key, nowMicros);
+        return quota(read(states.get(key), nowMicros));
+    }
+
+    /** Forgets the state of {@code key} once the reset-after of its last write has passed at {@code now}, as its TTL would. */
+    private void expire(String key, long now) {
+        if (expiresAt.containsKey(key) && now >= expiresAt.get(key)) {
+            states.remove(key);
+            expiresAt.remove(key);
+        }
+    }
+
+    /** Whether every limit is whole: nothing taken that has not come back yet. */
+    private static boolean whole(List<LimitView> limits) {
+        return limits.stream().allMatch(limit -> limit.resetAfter() == 0);
+    }
+
+    /** The quota the limits show: the decision's limit, remaining and reset-after, as for an admitted request of nothing. */
+    private Quota quota(List<LimitView> limits) {
+        return Quota.of(DecisionRule.decide(config, new Admission(true, 0, 0, -1), limits));
+    }
+
     /** The limits as they stand at {@code now} for a key in {@code state} (null: idle). */
     abstract List<LimitView> read(S state, long now);
 
     /** The state after {@code permits} are taken at {@code now} from {@code state} (null: idle). */
     abstract S take(S state, long now, long permits);
+
+    /** The state after {@code permits} are given back at {@code now} to {@code state}, by the algorithm's refund rule. */
+    abstract S give(S state, long now, long permits);
 
     static long windowMicros(LimitSpec limit) {
         return DecisionRule.micros(limit.window());

@@ -40,6 +40,17 @@ public final class LeakyBucketModel extends KeyedModel<LeakyBucketModel.Level[]>
         return next;
     }
 
+    /** Drained to now, then {@code v := max(0, v − c)}. */
+    @Override
+    Level[] give(Level[] state, long now, long permits) {
+        Level[] next = new Level[config.limits().size()];
+        for (int l = 0; l < next.length; l++) {
+            Level level = drained(state, l, now);
+            next[l] = new Level(Rational.max(Rational.ZERO, level.level().minus(Rational.of(permits))), level.changedAt());
+        }
+        return next;
+    }
+
     /** {@code v ← max(0, v − (t − t₀)·L/W)}: no drain for a clock that went back. */
     private Level drained(Level[] state, int l, long now) {
         if (state == null) {

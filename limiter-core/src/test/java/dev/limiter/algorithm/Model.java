@@ -1,6 +1,7 @@
 package dev.limiter.algorithm;
 
 import dev.limiter.Decision;
+import dev.limiter.Quota;
 import dev.limiter.RateLimiterConfig;
 
 /**
@@ -12,6 +13,12 @@ public interface Model {
 
     /** Decides a request for {@code permits} permits of {@code key} at {@code nowMicros}, as the spec says. */
     Decision tryAcquire(String key, long permits, long nowMicros);
+
+    /** Gives {@code permits} permits back to {@code key} at {@code nowMicros} ("Refunds" in the spec): its quota afterwards. */
+    Quota refund(String key, long permits, long nowMicros);
+
+    /** The quota of {@code key} at {@code nowMicros}, changing nothing. */
+    Quota quota(String key, long nowMicros);
 
     /** A fresh model (every key idle) of {@code config}'s algorithm, limits and options. */
     static Model of(RateLimiterConfig config) {

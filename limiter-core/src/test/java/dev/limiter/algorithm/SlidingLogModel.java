@@ -50,6 +50,28 @@ public final class SlidingLogModel extends KeyedModel<List<SlidingLogModel.Entri
         return next;
     }
 
+    /**
+     * The newest entries that still count under the longest window are dropped, up to {@code c} permits;
+     * an entry given back in part keeps its time with a smaller cost.
+     */
+    @Override
+    List<Entries> give(List<Entries> log, long now, long permits) {
+        List<Entries> next = new ArrayList<>(log);
+        long counting = standing(next, now) - windowMicros(config.limits().get(config.limits().size() - 1));
+        long left = permits;
+        while (left > 0 && !next.isEmpty() && next.get(next.size() - 1).time() > counting) {
+            Entries newest = next.remove(next.size() - 1);
+            if (newest.count() > left) {
+                next.add(new Entries(newest.time(), newest.count() - left));
+                left = 0;
+            }
+            else {
+                left -= newest.count();
+            }
+        }
+        return next;
+    }
+
     /** The time the log is read at: now, or the newest entry if the clock went back before it. */
     private static long standing(List<Entries> log, long now) {
         return log.isEmpty() ? now : Math.max(now, log.get(log.size() - 1).time());

@@ -39,6 +39,33 @@ public final class SlidingWindowModel extends KeyedModel<List<TreeMap<Long, Long
         return next;
     }
 
+    /** {@code c} permits are taken from the counting sub-windows, newest first, down to 0; a sub-window brought to 0 is deleted. */
+    @Override
+    List<TreeMap<Long, Long>> give(List<TreeMap<Long, Long>> state, long now, long permits) {
+        List<TreeMap<Long, Long>> next = new ArrayList<>();
+        for (int l = 0; l < config.limits().size(); l++) {
+            TreeMap<Long, Long> counts = new TreeMap<>(state.get(l));
+            long j = current(counts, l, now);
+            long left = permits;
+            for (Long sub : new ArrayList<>(counts.subMap(j - config.subWindows() + 1, true, j, true).descendingKeySet())) {
+                if (left == 0) {
+                    break;
+                }
+                long count = counts.get(sub);
+                long back = Math.min(count, left);
+                left -= back;
+                if (back == count) {
+                    counts.remove(sub);
+                }
+                else {
+                    counts.put(sub, count - back);
+                }
+            }
+            next.add(counts);
+        }
+        return next;
+    }
+
     /** The current sub-window {@code j} of limit {@code l}: never before the newest one counted. */
     private long current(TreeMap<Long, Long> counts, int l, long now) {
         long j = Math.floorDiv(now, windowMicros(config.limits().get(l)) / config.subWindows());

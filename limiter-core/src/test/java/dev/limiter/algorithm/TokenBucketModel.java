@@ -40,6 +40,18 @@ public final class TokenBucketModel extends KeyedModel<TokenBucketModel.Bucket[]
         return next;
     }
 
+    /** Refilled to now, then {@code x := min(B, x + c)}. */
+    @Override
+    Bucket[] give(Bucket[] state, long now, long permits) {
+        Bucket[] next = new Bucket[config.limits().size()];
+        for (int l = 0; l < next.length; l++) {
+            Bucket bucket = refilled(state, l, now);
+            next[l] = new Bucket(Rational.min(Rational.of(config.limits().get(l).burst()), bucket.tokens().plus(Rational.of(permits))),
+                    bucket.changedAt());
+        }
+        return next;
+    }
+
     /** {@code x ← min(B, x + (t − t₀)·L/W)}, {@code t₀ ← max(t, t₀)}: no refill for a clock that went back. */
     private Bucket refilled(Bucket[] state, int l, long now) {
         LimitSpec limit = config.limits().get(l);

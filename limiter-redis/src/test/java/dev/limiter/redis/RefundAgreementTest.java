@@ -14,6 +14,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.algorithm.Model;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
@@ -21,8 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Each refund script and its twin's refund give the very same quota, and leave states that decide
- * alike, for random histories of decisions and refunds: two limits at fractional rates (7 per 10 s with
+ * Each refund script, its twin's refund and the reference model (written from docs/algorithms.md
+ * alone) give the very same quota, and leave states that decide alike, for random histories of
+ * decisions and refunds: two limits at fractional rates (7 per 10 s with
  * a burst of 9, 20 per minute), and, for buckets, callers waiting (debt) too. As
  * {@link ScriptTwinAgreementTest} does for decisions.
  */
@@ -62,6 +64,7 @@ class RefundAgreementTest {
         VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + 1_234_567);
         RedisRateLimiter redis = (RedisRateLimiter) Backend.REDIS.factory(clock, TestRedisSupport.uniquePrefix()).create("agree", config);
         RateLimiter memory = Backend.MEMORY.factory(clock, null).create("agree", config);
+        Model model = Model.of(config);
         Map<String, Long> expiresAt = new HashMap<>();
         Random random = new Random(seed); // fixed seed: a failure replays exactly
         int[] counts = new int[2];
@@ -84,6 +87,10 @@ class RefundAgreementTest {
                 assertEquals(fromRedis.limit(), fromMemory.limit(), where);
                 assertEquals(fromRedis.remaining(), fromMemory.remaining(), where);
                 assertEquals(fromRedis.resetAfter(), fromMemory.resetAfter(), where);
+                Quota fromModel = model.refund(key, permits, clock.nowMicros());
+                assertEquals(fromModel.limit(), fromMemory.limit(), "model, " + where);
+                assertEquals(fromModel.remaining(), fromMemory.remaining(), "model, " + where);
+                assertEquals(fromModel.resetAfter(), fromMemory.resetAfter(), "model, " + where);
                 if (!fromMemory.equals(before)) {
                     counts[0]++;
                 }
@@ -97,6 +104,7 @@ class RefundAgreementTest {
                 Decision fromRedis = redis.tryAcquire(key, permits);
                 Decision fromMemory = memory.tryAcquire(key, permits);
                 assertEquals(fromRedis, fromMemory, where);
+                assertEquals(model.tryAcquire(key, permits, clock.nowMicros()), fromMemory, "model, " + where);
                 counts[1] += fromRedis.allowed() ? 0 : 1;
                 resetAfter = fromRedis.allowed() ? fromRedis.resetAfter().toNanos() / 1_000 : 0;
             }
@@ -104,6 +112,7 @@ class RefundAgreementTest {
                 expiresAt.put(redisKey, clock.nowMicros() + resetAfter);
             }
             assertEquals(redis.quota(key).remaining(), memory.quota(key).remaining(), where + ", quota after");
+            assertEquals(model.quota(key, clock.nowMicros()), memory.quota(key), "model, " + where + ", quota after");
         }
         return counts;
     }
