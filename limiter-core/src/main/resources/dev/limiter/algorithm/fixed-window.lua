@@ -20,14 +20,7 @@ local pack, unpack_doubles = struct.pack, struct.unpack
 if count == 1 then
   local limit, window = tonumber(ARGV[5]), tonumber(ARGV[6])
   local stored = redis.call('GET', key)
-  -- The window of now, floor(now / W): the division's rounding corrected as divmod does.
-  local index = floor(now / window)
-  local into = now - index * window
-  if into < 0 then
-    index = index - 1
-  elseif into >= window then
-    index = index + 1
-  end
+  local index = divmod(now, window)
   local used = 0
   if stored and #stored == 16 then
     local stored_index, stored_used = unpack_doubles('<dd', stored)

@@ -16,112 +16,13 @@
 --          other layout during a rolling deploy.
 -- ARGV[4]  unused
 --
--- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path,
--- with muldivmod's one-division case written out; several limits take two passes, decide, then
--- apply-and-report. Fractions over L stay below L, so a sum of two carries at most 1 and
--- ceil(f / L) is 1 exactly when f > 0.
+-- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path;
+-- several limits take two passes, decide, then apply-and-report. Fractions over L stay below L, so
+-- a sum of two carries at most 1 and ceil(f / L) is 1 exactly when f > 0.
 
 local key = KEYS[1]
 local format = string.format
 local pack, unpack_doubles = struct.pack, struct.unpack
-
-if count == 1 then
-  local limit, window, burst = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  local stored = redis.call('GET', key)
-  local at, a, f, over = now, nil, nil, nil
-  if stored and #stored == 32 then
-    local t
-    t, a, f, over = unpack_doubles('<dddd', stored)
-    if t > now then
-      at = t
-    end
-  end
-  -- tau = max(tau, at), its fraction rounded up to one over L, never earlier.
-  if not a or a < at then
-    a, f = at, 0
-  elseif over ~= limit then
-    local q, r = muldivmod(f, limit, over)
-    if r > 0 then
-      q = q + 1
-    end
-    if q == limit then
-      a, f = a + 1, 0
-    else
-      f = q
-    end
-  end
-  local allowed, wait, violated, retry_after = false, 0, 0, 0
-  if permits == 0 then
-    -- Reads the quota: nothing taken, nothing written.
-  elseif permits > burst then
-    violated, retry_after = 1, -1
-  else
-    -- tau' = tau + c*T, and ceil(tau' - at - B*T): 0 or less when the cells fit the tolerance.
-    -- c*W and B*W are below 2^52 but for extreme configurations: then muldivmod.
-    local q, r
-    local p = permits * window
-    if p < 4503599627370496 then
-      q = floor(p / limit)
-      r = p - q * limit
-      if r < 0 then
-        q, r = q - 1, r + limit
-      elseif r >= limit then
-        q, r = q + 1, r - limit
-      end
-    else
-      q, r = muldivmod(permits, window, limit)
-    end
-    local na, nf = a + q, f + r
-    if nf >= limit then
-      na, nf = na + 1, nf - limit
-    end
-    p = burst * window
-    if p < 4503599627370496 then
-      q = floor(p / limit)
-      r = p - q * limit
-      if r < 0 then
-        q, r = q - 1, r + limit
-      elseif r >= limit then
-        q, r = q + 1, r - limit
-      end
-    else
-      q, r = muldivmod(burst, window, limit)
-    end
-    local retry = na - at - q + ((nf > r) and 1 or 0)
-    if retry <= 0 then
-      allowed = true
-    elseif retry <= max_wait then
-      allowed, wait = true, retry
-    else
-      violated, retry_after = 1, retry
-    end
-    if allowed then
-      a, f = na, nf
-    end
-  end
-  -- floor(B - (tau - at) / T) = B - ceil(((a - at) * L + f) / W); below 0 while callers wait.
-  local ahead = a - at
-  local q, r
-  local p = limit * ahead
-  if p < 4503599627370496 then
-    q = floor(p / window)
-    r = p - q * window
-    if r < 0 then
-      q, r = q - 1, r + window
-    elseif r >= window then
-      q, r = q + 1, r - window
-    end
-  else
-    q, r = muldivmod(limit, ahead, window)
-  end
-  local remaining = burst - q - ceildiv(r + f, window)
-  local reset = ahead + ((f > 0) and 1 or 0)
-  if allowed then
-    local ms = ceildiv(reset, 1000)
-    redis.call('SET', key, pack('<dddd', at, a, f, limit), 'PX', format('%d', (ms > 1) and ms or 1))
-  end
-  return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
-end
 
 -- tau as whole microseconds a and a fraction f over L, from the stored a, f over the limit 'over':
 -- max(tau, at), the fraction rounded up to one over L, never earlier.
@@ -141,6 +42,54 @@ local function arrival(a, f, over, at, limit)
     return a + 1, 0
   end
   return a, q
+end
+
+if count == 1 then
+  local limit, window, burst = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+  local stored = redis.call('GET', key)
+  local at, a, f, over = now, nil, nil, nil
+  if stored and #stored == 32 then
+    local t
+    t, a, f, over = unpack_doubles('<dddd', stored)
+    if t > now then
+      at = t
+    end
+  end
+  a, f = arrival(a, f, over, at, limit)
+  local allowed, wait, violated, retry_after = false, 0, 0, 0
+  if permits == 0 then
+    -- Reads the quota: nothing taken, nothing written.
+  elseif permits > burst then
+    violated, retry_after = 1, -1
+  else
+    -- tau' = tau + c*T, and ceil(tau' - at - B*T): 0 or less when the cells fit the tolerance.
+    local q, r = muldivmod(permits, window, limit)
+    local na, nf = a + q, f + r
+    if nf >= limit then
+      na, nf = na + 1, nf - limit
+    end
+    local bq, br = muldivmod(burst, window, limit)
+    local retry = na - at - bq + ((nf > br) and 1 or 0)
+    if retry <= 0 then
+      allowed = true
+    elseif retry <= max_wait then
+      allowed, wait = true, retry
+    else
+      violated, retry_after = 1, retry
+    end
+    if allowed then
+      a, f = na, nf
+    end
+  end
+  -- floor(B - (tau - at) / T) = B - ceil(((a - at) * L + f) / W); below 0 while callers wait.
+  local q, r = muldivmod(limit, a - at, window)
+  local remaining = burst - q - ceildiv(r + f, window)
+  local reset = a - at + ((f > 0) and 1 or 0)
+  if allowed then
+    local ms = ceildiv(reset, 1000)
+    redis.call('SET', key, pack('<dddd', at, a, f, limit), 'PX', format('%d', (ms > 1) and ms or 1))
+  end
+  return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
 end
 
 local layout = '<' .. string.rep('d', 3 * count + 1)
