@@ -2,7 +2,8 @@
 -- (docs/algorithms.md). Twin: dev.limiter.FixedWindow#refund. Follows decide.lua and lib.lua, which parse the
 -- arguments as for a decision.
 --
--- KEYS[1]  hash: w<i> = index of the window limit i counts, n<i> = permits taken in it (as fixed-window.lua)
+-- KEYS[1]  string of doubles w<i>, n<i>: the window limit i counts and the permits taken in it (as
+--          fixed-window.lua)
 -- ARGV[2]  permits to give back, at least 1
 -- ARGV[4]  unused
 -- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
@@ -11,22 +12,22 @@
 -- to give back. An absent key, or one with nothing to give back, is left as it is: nothing is written.
 -- A key whole again after the refund is deleted, as it is then the same as an absent one.
 
-local fields = {}
-for i = 1, #limits do
-  fields[#fields + 1] = 'w' .. i
-  fields[#fields + 1] = 'n' .. i
+local layout = '<' .. string.rep('d', 2 * #limits)
+local stored = {}
+local value = redis.call('GET', KEYS[1])
+if value and #value == 16 * #limits then
+  stored = {struct.unpack(layout, value)}
 end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 
 local changed = false
 local index, used, window_end = {}, {}, {}
 for i, l in ipairs(limits) do
   index[i] = divmod(now, l.window)
   used[i] = 0
-  local stored_index = tonumber(stored[2 * i - 1])
+  local stored_index = stored[2 * i - 1]
   if stored_index and stored_index >= index[i] then
     index[i] = stored_index
-    used[i] = tonumber(stored[2 * i])
+    used[i] = stored[2 * i]
   end
   window_end[i] = (index[i] + 1) * l.window - now
   if used[i] > 0 then
@@ -36,24 +37,25 @@ for i, l in ipairs(limits) do
 end
 
 local remaining, reset, values = {}, {}, {}
-local whole = true
+local whole, longest = true, 0
 for i, l in ipairs(limits) do
-  values[#values + 1] = 'w' .. i
-  values[#values + 1] = string.format('%d', index[i])
-  values[#values + 1] = 'n' .. i
-  values[#values + 1] = string.format('%d', used[i])
+  values[#values + 1] = index[i]
+  values[#values + 1] = used[i]
   remaining[i] = l.limit - used[i]
   reset[i] = (used[i] > 0) and window_end[i] or 0
   if reset[i] > 0 then
     whole = false
+  end
+  if reset[i] > longest then
+    longest = reset[i]
   end
 end
 if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    redis.call('HSET', KEYS[1], unpack(values))
-    expire(reset)
+    -- The layout of fixed-window.lua: one string, its TTL set with it (lib.lua's expire sets a hash's).
+    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', string.format('%d', math.max(1, ceildiv(longest, 1000))))
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

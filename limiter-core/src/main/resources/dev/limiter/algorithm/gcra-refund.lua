@@ -2,7 +2,7 @@
 -- before now (docs/algorithms.md). Twin: dev.limiter.Gcra#refund. Follows decide.lua and lib.lua, which parse the
 -- arguments as for a decision.
 --
--- KEYS[1]  hash: a<i>, f<i>, l<i> and t as in gcra.lua
+-- KEYS[1]  string of doubles t, a<i>, f<i>, l<i> as in gcra.lua
 -- ARGV[2]  permits to give back, at least 1
 -- ARGV[4]  unused
 -- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
@@ -11,14 +11,13 @@
 -- or one whose tau is not after at, is idle and left as it is: nothing is written. A key idle in
 -- every limit after the refund is deleted, the same as an absent one.
 
-local fields = {'t'}
-for i = 1, #limits do
-  fields[#fields + 1] = 'a' .. i
-  fields[#fields + 1] = 'f' .. i
-  fields[#fields + 1] = 'l' .. i
+local layout = '<' .. string.rep('d', 3 * #limits + 1)
+local stored = {}
+local value = redis.call('GET', KEYS[1])
+if value and #value == 8 * (3 * #limits + 1) then
+  stored = {struct.unpack(layout, value)}
 end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
-local at = math.max(now, tonumber(stored[1]) or now)
+local at = math.max(now, stored[1] or now)
 
 -- The fraction f of a microsecond over the limit 'over', as one over L: rounded up, as gcra.lua does.
 local function over_limit(a, f, over, l)
@@ -38,12 +37,12 @@ end
 local changed = false
 local a, f = {}, {}
 for i, l in ipairs(limits) do
-  a[i] = tonumber(stored[3 * i - 1])
-  f[i] = tonumber(stored[3 * i])
+  a[i] = stored[3 * i - 1]
+  f[i] = stored[3 * i]
   if not a[i] or not f[i] or a[i] < at then
     a[i], f[i] = at, 0
   else
-    a[i], f[i] = over_limit(a[i], f[i], tonumber(stored[3 * i + 1]) or l.limit, l)
+    a[i], f[i] = over_limit(a[i], f[i], stored[3 * i + 1] or l.limit, l)
   end
   if a[i] > at or f[i] > 0 then
     changed = true
@@ -66,15 +65,12 @@ for i, l in ipairs(limits) do
   end
 end
 
-local remaining, reset, values = {}, {}, {'t', string.format('%d', at)}
-local whole = true
+local remaining, reset, values = {}, {}, {at}
+local whole, longest = true, 0
 for i, l in ipairs(limits) do
-  values[#values + 1] = 'a' .. i
-  values[#values + 1] = string.format('%d', a[i])
-  values[#values + 1] = 'f' .. i
-  values[#values + 1] = string.format('%d', f[i])
-  values[#values + 1] = 'l' .. i
-  values[#values + 1] = string.format('%d', l.limit)
+  values[#values + 1] = a[i]
+  values[#values + 1] = f[i]
+  values[#values + 1] = l.limit
   -- floor(B - (tau - at) / T) = B - ceil(((a - at) * L + f) / W), as gcra.lua reports it.
   local q, r = muldivmod(l.limit, a[i] - at, l.window)
   remaining[i] = l.burst - q - ceildiv(r + f[i], l.window)
@@ -82,13 +78,16 @@ for i, l in ipairs(limits) do
   if reset[i] > 0 then
     whole = false
   end
+  if reset[i] > longest then
+    longest = reset[i]
+  end
 end
 if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    redis.call('HSET', KEYS[1], unpack(values))
-    expire(reset)
+    -- The layout of gcra.lua: one string, its TTL set with it (lib.lua's expire sets a hash's).
+    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', string.format('%d', math.max(1, ceildiv(longest, 1000))))
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

@@ -2,13 +2,18 @@
 -- (docs/algorithms.md). Twin: dev.limiter.Gcra. Follows decide.lua, which reads the time and the
 -- arguments.
 --
--- KEYS[1]  hash: a<i> = whole microseconds of limit i's theoretical arrival time tau, f<i> = its
---          fraction over l<i>, the limit L it was written under (0 <= f < l), so tau = a + f/l
---          (beyond now + B*T: debt taken by waiting callers); t = the latest time of a change, so
---          that a clock going backwards stands still instead of reading as more debt. An absent key,
---          like tau <= now, is an idle limit. A state written under another limit (a limiter retuned
---          with on-retune: keep) has its fraction rounded up to one over the new L; without l<i>, the
---          state of an earlier version, it is over the current L.
+-- KEYS[1]  string of 3n + 1 doubles, little-endian (struct.pack('<d...')), for n limits: t, then
+--          a<i>, f<i>, l<i> of each limit i. a<i> = whole microseconds of limit i's theoretical
+--          arrival time tau, f<i> = its fraction over l<i>, the limit L it was written under
+--          (0 <= f < l), so tau = a + f/l (beyond now + B*T: debt taken by waiting callers); t = the
+--          latest time of a change, so that a clock going backwards stands still instead of reading as
+--          more debt. All are whole numbers below 2^53, which a double holds exactly. An absent key (or
+--          one of another length), like tau <= now, is an idle limit. A state written under another
+--          limit (a limiter retuned with on-retune: keep) has its fraction rounded up to one over the
+--          new L. One string of doubles rather than a hash of decimals: GET, struct.unpack and one
+--          SET ... PX cost Redis less than HMGET, tonumber, HSET and PEXPIRE (docs/script-costs.md).
+--          The key's tail (gc2) differs from that of the hash layout (gc), so that no script reads the
+--          other layout during a rolling deploy.
 -- ARGV[4]  unused
 --
 -- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path;
@@ -17,6 +22,7 @@
 
 local key = KEYS[1]
 local format = string.format
+local pack, unpack_doubles = struct.pack, struct.unpack
 
 -- tau as whole microseconds a and a fraction f over L, from the stored a, f over the limit 'over':
 -- max(tau, at), the fraction rounded up to one over L, never earlier.
@@ -40,12 +46,16 @@ end
 
 if count == 1 then
   local limit, window, burst = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  local stored = redis.call('HMGET', key, 't', 'a1', 'f1', 'l1')
-  local at = tonumber(stored[1]) or now
-  if now > at then
-    at = now
+  local stored = redis.call('GET', key)
+  local at, a, f, over = now, nil, nil, nil
+  if stored and #stored == 32 then
+    local t
+    t, a, f, over = unpack_doubles('<dddd', stored)
+    if t > now then
+      at = t
+    end
   end
-  local a, f = arrival(tonumber(stored[2]), tonumber(stored[3]), tonumber(stored[4]) or limit, at, limit)
+  a, f = arrival(a, f, over, at, limit)
   local allowed, wait, violated, retry_after = false, 0, 0, 0
   if permits == 0 then
     -- Reads the quota: nothing taken, nothing written.
@@ -69,7 +79,6 @@ if count == 1 then
     end
     if allowed then
       a, f = na, nf
-      redis.call('HSET', key, 't', format('%d', at), 'a1', format('%d', a), 'f1', format('%d', f), 'l1', ARGV[5])
     end
   end
   -- floor(B - (tau - at) / T) = B - ceil(((a - at) * L + f) / W); below 0 while callers wait.
@@ -78,19 +87,18 @@ if count == 1 then
   local reset = a - at + ((f > 0) and 1 or 0)
   if allowed then
     local ms = ceildiv(reset, 1000)
-    redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+    redis.call('SET', key, pack('<dddd', at, a, f, limit), 'PX', format('%d', (ms > 1) and ms or 1))
   end
   return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
 end
 
-local fields = {'t'}
-for i = 1, count do
-  fields[3 * i - 1] = 'a' .. i
-  fields[3 * i] = 'f' .. i
-  fields[3 * i + 1] = 'l' .. i
+local layout = '<' .. string.rep('d', 3 * count + 1)
+local stored = {}
+local value = redis.call('GET', key)
+if value and #value == 8 * (3 * count + 1) then
+  stored = {unpack_doubles(layout, value)}
 end
-local stored = redis.call('HMGET', key, unpack(fields))
-local at = tonumber(stored[1]) or now
+local at = stored[1] or now
 if now > at then
   at = now
 end
@@ -100,7 +108,7 @@ local state = {}
 local over, worst, violated = 0, 0, 0
 for i = 1, count do
   local limit, window, burst = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
-  local a, f = arrival(tonumber(stored[3 * i - 1]), tonumber(stored[3 * i]), tonumber(stored[3 * i + 1]) or limit, at, limit)
+  local a, f = arrival(stored[3 * i - 1], stored[3 * i], stored[3 * i + 1] or limit, at, limit)
   state[5 * i - 4], state[5 * i - 3], state[5 * i - 2], state[5 * i - 1], state[5 * i] = limit, window, burst, a, f
   if permits > burst then
     if over == 0 then
@@ -133,7 +141,7 @@ else
 end
 
 -- Pass 2: apply the decision; the reply's lowest remaining and the resets.
-local values = allowed and {'t', format('%d', at)}
+local values = allowed and {at}
 local reported, lowest, reported_reset, reset_after = 0, 0, 0, 0
 for i = 1, count do
   local limit, window, burst, a, f = state[5 * i - 4], state[5 * i - 3], state[5 * i - 2], state[5 * i - 1], state[5 * i]
@@ -143,9 +151,7 @@ for i = 1, count do
     if f >= limit then
       a, f = a + 1, f - limit
     end
-    values[6 * i - 3], values[6 * i - 2] = 'a' .. i, format('%d', a)
-    values[6 * i - 1], values[6 * i] = 'f' .. i, format('%d', f)
-    values[6 * i + 1], values[6 * i + 2] = 'l' .. i, ARGV[3 * i + 2]
+    values[3 * i - 1], values[3 * i], values[3 * i + 1] = a, f, limit
   end
   local q, r = muldivmod(limit, a - at, window)
   local remaining = burst - q - ceildiv(r + f, window)
@@ -158,8 +164,7 @@ for i = 1, count do
   end
 end
 if allowed then
-  redis.call('HSET', key, unpack(values))
   local ms = ceildiv(reset_after, 1000)
-  redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+  redis.call('SET', key, pack(layout, unpack(values)), 'PX', format('%d', (ms > 1) and ms or 1))
 end
 return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0, reset_after, retry_after, violated, wait, reported_reset}

@@ -43,15 +43,20 @@ final class RedisKeys {
         return prefix + ":{" + name + "/" + plan + ":";
     }
 
-    /** End of every key of one algorithm, after the user key: a short tag, so algorithms never read each other's state. */
+    /**
+     * End of every key of one algorithm, after the user key: a short tag, so algorithms never read each
+     * other's state. A tag changes with its state's layout, so that during a rolling deploy no script
+     * reads a layout it does not know: fixed window's and gcra's end in 2 since their state became one
+     * string of doubles (fw and gc: a hash).
+     */
     static String tail(Algorithm algorithm) {
         return "}:" + switch (algorithm) {
-            case FIXED_WINDOW -> "fw";
+            case FIXED_WINDOW -> "fw2";
             case SLIDING_WINDOW -> "sw";
             case SLIDING_LOG -> "sl";
             case TOKEN_BUCKET -> "tb";
             case LEAKY_BUCKET -> "lb";
-            case GCRA -> "gc";
+            case GCRA -> "gc2";
         };
     }
 

@@ -2,7 +2,13 @@ package dev.limiter.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 import dev.limiter.Algorithm;
@@ -14,11 +20,13 @@ import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * What the bucket scripts leave in Redis: a small hash of whole numbers per key, with a TTL of
- * exactly reset-after rounded up to the millisecond, and nothing at all for a rejected request.
+ * What the bucket scripts leave in Redis: a few whole numbers per key (a hash, or gcra's one string of doubles),
+ * with a TTL of exactly reset-after rounded up to the millisecond, and nothing at all for a rejected
+ * request.
  */
 @RedisTest
 class BucketRedisStateTest {
@@ -76,12 +84,12 @@ class BucketRedisStateTest {
     void aRejectedRequestWritesNothing(Algorithm algorithm) {
         RedisRateLimiter limiter = limiter("rejected", RateLimiterConfig.of(algorithm, LimitSpec.of(5, Duration.ofMinutes(1))));
         limiter.tryAcquire("k", 5);
-        Map<Object, Object> before = redis.opsForHash().entries(limiter.redisKey("k"));
+        Object before = state(algorithm, limiter.redisKey("k"));
         long ttlBefore = TestRedisSupport.pttl(redis, limiter.redisKey("k"));
         clock.advance(Duration.ofSeconds(3));
         assertThat(limiter.tryAcquire("k", 2).allowed()).isFalse();
         assertThat(limiter.tryAcquire("k", 6).neverAllowed()).isTrue();
-        assertThat(redis.opsForHash().entries(limiter.redisKey("k"))).isEqualTo(before);
+        assertThat(state(algorithm, limiter.redisKey("k"))).isEqualTo(before);
         assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("k"))).as("not renewed").isLessThanOrEqualTo(ttlBefore);
 
         assertThat(limiter.tryAcquire("never-allowed", 6).neverAllowed()).isTrue();
@@ -96,25 +104,43 @@ class BucketRedisStateTest {
         limiter.tryAcquire("k");
         clock.advanceMicros(1_000_001);
         limiter.tryAcquire("k");
-        Map<Object, Object> state = redis.opsForHash().entries(limiter.redisKey("k"));
         if (algorithm == Algorithm.GCRA) {
-            // The fractions are over each limit, which the state names: a retune may change the limit.
-            assertThat(state).containsOnlyKeys("t", "a1", "f1", "l1", "a2", "f2", "l2").containsEntry("l1", "3").containsEntry("l2", "7");
+            // One string of doubles t, a1, f1, l1, a2, f2, l2. tau = t0 + 2 * 10^7 / 3 = t0 + 6666666 + 2/3
+            // and t0 + 2 * 6*10^7 / 7 = t0 + 17142857 + 1/7; the fractions are over each limit, which the
+            // state names: a retune may change the limit.
+            long t0 = clock.nowMicros() - 1_000_001;
+            assertThat(gcraState(limiter.redisKey("k"))).containsExactly(clock.nowMicros(), t0 + 6_666_666, 2L, 3L, t0 + 17_142_857, 1L, 7L);
         }
         else {
+            Map<Object, Object> state = redis.opsForHash().entries(limiter.redisKey("k"));
             assertThat(state).containsOnlyKeys("t", "v1", "f1", "v2", "f2");
-        }
-        assertThat(state.get("t")).isEqualTo(Long.toString(clock.nowMicros()));
-        if (algorithm == Algorithm.LEAKY_BUCKET) {
+            assertThat(state.get("t")).isEqualTo(Long.toString(clock.nowMicros()));
             // 1 - 1000001 * 3 / 10^7 + 1 = 1 + 6999997/10^7 permits; 1 - 1000001 * 7 / 6*10^7 + 1 = 1 + 52999993/6*10^7.
             assertThat(state).containsEntry("v1", "1").containsEntry("f1", "6999997").containsEntry("v2", "1").containsEntry("f2", "52999993");
         }
-        else {
-            // tau = t0 + 2 * 10^7 / 3 = t0 + 6666666 + 2/3 and t0 + 2 * 6*10^7 / 7 = t0 + 17142857 + 1/7.
-            long t0 = clock.nowMicros() - 1_000_001;
-            assertThat(state).containsEntry("a1", Long.toString(t0 + 6_666_666)).containsEntry("f1", "2")
-                .containsEntry("a2", Long.toString(t0 + 17_142_857)).containsEntry("f2", "1");
+    }
+
+    /** The key's state as stored: gcra's one string (its bytes, in hex), the other buckets' hash. */
+    private Object state(Algorithm algorithm, String key) {
+        if (algorithm == Algorithm.GCRA) {
+            byte[] value = redis.execute((RedisCallback<byte[]>) connection -> connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8)));
+            return (value != null) ? HexFormat.of().formatHex(value) : null;
         }
+        return redis.opsForHash().entries(key);
+    }
+
+    /** gcra's state: the whole numbers its doubles hold, little-endian, as gcra.lua packs them. */
+    private List<Long> gcraState(String key) {
+        byte[] value = redis.execute((RedisCallback<byte[]>) connection -> connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8)));
+        assertThat(value).isNotNull();
+        ByteBuffer doubles = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        List<Long> numbers = new ArrayList<>();
+        while (doubles.hasRemaining()) {
+            double number = doubles.getDouble();
+            assertThat(number).as("a whole number").isEqualTo(Math.rint(number));
+            numbers.add((long) number);
+        }
+        return numbers;
     }
 
     private RedisRateLimiter limiter(String name, RateLimiterConfig config) {

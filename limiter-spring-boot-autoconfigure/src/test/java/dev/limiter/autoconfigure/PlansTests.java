@@ -170,7 +170,7 @@ class PlansTests {
             api.call("alice", "free");
             rejected(() -> api.call("alice", "free"));
             assertThat(keysUnder(redis, this.keyPrefix + ":{api")).singleElement().asString()
-                .startsWith(this.keyPrefix + ":{api/free:alice}:fw:");
+                .startsWith(this.keyPrefix + ":{api/free:alice}:fw2:");
         });
     }
 
