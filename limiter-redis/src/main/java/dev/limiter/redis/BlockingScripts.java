@@ -1,6 +1,7 @@
 package dev.limiter.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -50,26 +51,42 @@ final class BlockingScripts {
         return execute(script, 1, keysAndArgs);
     }
 
-    /** Runs {@code script} on several keys; throws what Redis or the connection throws. */
-    List<?> execute(LuaScript script, List<String> keys, List<String> args) {
+    /**
+     * Runs a script of {@code codec}'s configuration (a decision or a refund) on {@code key}, with the
+     * arguments of {@link ScriptCodec#arguments}; throws what Redis or the connection throws. On a
+     * direct template, the arguments every call of the configuration shares are encoded once, not per call.
+     */
+    List<?> execute(LuaScript script, String key, ScriptCodec codec, @Nullable Long nowMicros, long permits) {
         if (direct == null) {
-            return redis.execute(script, keys, args.toArray());
+            return redis.execute(script, List.of(key), (Object[]) codec.arguments(nowMicros, permits));
         }
-        byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
-        int i = 0;
-        for (String key : keys) {
-            keysAndArgs[i++] = key.getBytes(StandardCharsets.UTF_8);
-        }
-        for (String arg : args) {
-            keysAndArgs[i++] = arg.getBytes(StandardCharsets.UTF_8);
-        }
-        return execute(script, keys.size(), keysAndArgs);
+        byte[][] args = codec.argumentBytes(nowMicros, permits);
+        byte[][] keysAndArgs = new byte[1 + args.length][];
+        keysAndArgs[0] = key.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(args, 0, keysAndArgs, 1, args.length);
+        return execute(script, 1, keysAndArgs);
     }
 
-    private List<?> execute(LuaScript script, int keys, byte[][] keysAndArgs) {
+    /**
+     * Runs {@code script} on the first {@code keys} of {@code keysAndArgs}, UTF-8 encoded, the rest
+     * being its arguments; throws what Redis or the connection throws. Reads the arrays, never
+     * modifies them.
+     */
+    List<?> execute(LuaScript script, int keys, byte[][] keysAndArgs) {
         RedisTemplate<?, ?> template = direct;
         if (template == null) {
-            throw new IllegalStateException("Not a direct template");
+            List<String> keyList = new ArrayList<>(keys);
+            Object[] args = new Object[keysAndArgs.length - keys];
+            for (int i = 0; i < keysAndArgs.length; i++) {
+                String text = new String(keysAndArgs[i], StandardCharsets.UTF_8);
+                if (i < keys) {
+                    keyList.add(text);
+                }
+                else {
+                    args[i - keys] = text;
+                }
+            }
+            return redis.execute(script, keyList, args);
         }
         // Exposed: the template hands over its connection as it is, without a proxy around it.
         return template.execute((RedisCallback<List<?>>) connection -> run(connection, script, keys, keysAndArgs), true);

@@ -71,12 +71,20 @@ final class LocalShares {
         this.local = local;
         this.clock = clock;
         this.instances = instances;
-        this.entries = Caffeine.newBuilder().maximumSize(maxKeys).build();
+        // Maintenance on the thread that writes, not handed to the common pool: on every new key that
+        // hand-off woke a pool thread, a futex call and a context switch, on the hot path of decisions.
+        this.entries = Caffeine.newBuilder().maximumSize(maxKeys).executor(Runnable::run).build();
     }
 
-    /** Remembers Redis' answer for {@code key}; on every Redis decision, so lock-free. */
+    /**
+     * Remembers Redis' answer for {@code key}; on every Redis decision, so lock-free. Read quietly:
+     * recording the read for the eviction order cost about as much again (buffered, then replayed
+     * by the cache's maintenance) on every decision, for keys that are only written here. Keys are
+     * kept by when they were last added and how often, and by the reads of {@link #decide}; one
+     * forgotten is added again by its next answer from Redis.
+     */
     void observe(String key, int reportedLimit, long remaining, long resetAfterMicros) {
-        Entry entry = entries.getIfPresent(key);
+        Entry entry = entries.policy().getIfPresentQuietly(key);
         if (entry == null) {
             entry = entries.get(key, (k) -> new Entry());
         }

@@ -287,8 +287,9 @@ final class RedisRateLimiter implements RateLimiter {
                     reply = redis.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, leaseArgs(tuned, permits));
                 }
                 else {
-                    String[] args = args(tuned, permits);
-                    reply = (batches != null) ? batches.execute(tuned.script(), redisKey, args) : redis.execute(tuned.script(), redisKey, args);
+                    Long now = now();
+                    reply = (batches != null) ? batches.execute(tuned.script(), tuned.codec(), redisKey, now, permits)
+                            : redis.execute(tuned.script(), redisKey, tuned.codec(), now, permits);
                 }
             }
             catch (RuntimeException ex) {
@@ -442,8 +443,12 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The script's arguments for a request of {@code permits}. */
     private String[] args(Tuning tuned, long permits) {
-        // No time: the script reads Redis TIME, so application clocks never matter.
-        return tuned.codec().arguments((clock != null) ? clock.nowMicros() : null, permits);
+        return tuned.codec().arguments(now(), permits);
+    }
+
+    /** The time a script decides at: none, so that it reads Redis TIME and application clocks never matter; a test's clock if set. */
+    private @Nullable Long now() {
+        return (clock != null) ? clock.nowMicros() : null;
     }
 
     /** The lease script's arguments: the most permits to lease, then those of the algorithm's script. */
@@ -475,7 +480,7 @@ final class RedisRateLimiter implements RateLimiter {
             try {
                 // No permits: the script decides nothing and writes nothing; its reply is the quota.
                 scriptCalls.increment();
-                return Quota.of(tuned.codec().decision(redis.execute(tuned.script(), redisKey, args(tuned, 0))));
+                return Quota.of(tuned.codec().decision(redis.execute(tuned.script(), redisKey, tuned.codec(), now(), 0)));
             }
             catch (RuntimeException ex) {
                 availability.failed(redisKey, ex);
@@ -546,7 +551,7 @@ final class RedisRateLimiter implements RateLimiter {
         }
         List<?> reply;
         try {
-            reply = redis.execute(LuaScript.refundOf(tuned.config().algorithm()), redisKey, args(tuned, permits));
+            reply = redis.execute(LuaScript.refundOf(tuned.config().algorithm()), redisKey, tuned.codec(), now(), permits);
         }
         catch (RuntimeException ex) {
             availability.failed(redisKey, ex);

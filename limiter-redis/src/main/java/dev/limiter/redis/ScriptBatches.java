@@ -2,7 +2,6 @@ package dev.limiter.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -68,12 +67,13 @@ final class ScriptBatches {
     }
 
     /**
-     * Runs {@code script} on {@code key}, alone or in a batch; throws what Redis or the connection
-     * throws for it. Waits, uninterruptibly, for its reply: a call on its way cannot be withdrawn,
-     * and the connection's timeout bounds it.
+     * Runs {@code script}, a decision script of {@code codec}'s configuration, on {@code key} with the
+     * arguments of {@link ScriptCodec#arguments}, alone or in a batch; throws what Redis or the
+     * connection throws for it. Waits, uninterruptibly, for its reply: a call on its way cannot be
+     * withdrawn, and the connection's timeout bounds it.
      */
-    List<?> execute(LuaScript script, String key, String[] args) {
-        return lane(key).decide(new Call(script, key, args));
+    List<?> execute(LuaScript script, ScriptCodec codec, String key, @Nullable Long nowMicros, long permits) {
+        return lane(key).decide(new Call(script, codec, key, nowMicros, permits));
     }
 
     private Lane lane(String key) {
@@ -113,9 +113,13 @@ final class ScriptBatches {
 
         final LuaScript script;
 
+        final ScriptCodec codec;
+
         final String key;
 
-        final String[] args;
+        final @Nullable Long nowMicros;
+
+        final long permits;
 
         final Thread caller = Thread.currentThread();
 
@@ -126,10 +130,17 @@ final class ScriptBatches {
         /** Set last, after the reply or failure: reading it true makes them visible. */
         private volatile boolean done;
 
-        Call(LuaScript script, String key, String[] args) {
+        Call(LuaScript script, ScriptCodec codec, String key, @Nullable Long nowMicros, long permits) {
             this.script = script;
+            this.codec = codec;
             this.key = key;
-            this.args = args;
+            this.nowMicros = nowMicros;
+            this.permits = permits;
+        }
+
+        /** Whether this decision runs the same script with the same fixed arguments as {@code other}'s. */
+        boolean sameConfiguration(Call other) {
+            return codec == other.codec && script == other.script;
         }
 
         void complete(@Nullable List<?> reply, @Nullable RuntimeException failure) {
@@ -259,7 +270,7 @@ final class ScriptBatches {
                 List<?> reply;
                 try {
                     // Alone: its own script, exactly as without batching.
-                    reply = scripts.execute(alone.script, alone.key, alone.args);
+                    reply = scripts.execute(alone.script, alone.key, alone.codec, alone.nowMicros, alone.permits);
                 }
                 catch (RuntimeException ex) {
                     fail(batch, ex);
@@ -270,17 +281,9 @@ final class ScriptBatches {
                 return;
             }
             batched.add(batch.size());
-            List<String> keys = new ArrayList<>(batch.size());
-            List<String> args = new ArrayList<>(batch.size() * 12);
-            for (Call call : batch) {
-                keys.add(call.key);
-                args.add(Integer.toString(call.script.batchIndex()));
-                args.add(Integer.toString(call.args.length));
-                args.addAll(Arrays.asList(call.args));
-            }
             List<?> replies;
             try {
-                replies = scripts.execute(LuaScript.batch(), keys, args);
+                replies = scripts.execute(LuaScript.batch(), batch.size(), keysAndArgs(batch));
             }
             catch (RuntimeException ex) {
                 fail(batch, ex);
@@ -305,6 +308,50 @@ final class ScriptBatches {
                     call.complete(null, new RedisSystemException("Redis failed a batched decision on " + call.key + ": " + message, null));
                 }
             }
+        }
+
+        /**
+         * The keys and arguments of the batch script for {@code batch}, as {@code batch.lua} takes them:
+         * the keys; the configurations, each once with the arguments all its decisions share, already
+         * encoded; then each decision's configuration, time and permits. Mostly one configuration, so a
+         * decision adds 4 values to the call instead of its script's 8 or more.
+         */
+        private byte[][] keysAndArgs(List<Call> batch) {
+            List<Call> configurations = new ArrayList<>(4);
+            byte[][] configurationOf = new byte[batch.size()][];
+            int size = 1 + 4 * batch.size();
+            for (int i = 0; i < batch.size(); i++) {
+                Call call = batch.get(i);
+                int index = 0;
+                while (index < configurations.size() && !configurations.get(index).sameConfiguration(call)) {
+                    index++;
+                }
+                if (index == configurations.size()) {
+                    configurations.add(call);
+                    size += 2 + call.codec.fixedArguments().length;
+                }
+                configurationOf[i] = ScriptCodec.numberBytes(index + 1);
+            }
+            byte[][] keysAndArgs = new byte[size][];
+            int at = 0;
+            for (Call call : batch) {
+                keysAndArgs[at++] = call.key.getBytes(StandardCharsets.UTF_8);
+            }
+            keysAndArgs[at++] = ScriptCodec.numberBytes(configurations.size());
+            for (Call configuration : configurations) {
+                byte[][] fixed = configuration.codec.fixedArguments();
+                keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.script.batchIndex());
+                keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.codec.argumentCount());
+                System.arraycopy(fixed, 0, keysAndArgs, at, fixed.length);
+                at += fixed.length;
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                Call call = batch.get(i);
+                keysAndArgs[at++] = configurationOf[i];
+                keysAndArgs[at++] = ScriptCodec.timeBytes(call.nowMicros);
+                keysAndArgs[at++] = ScriptCodec.numberBytes(call.permits);
+            }
+            return keysAndArgs;
         }
 
         /**

@@ -24,9 +24,24 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ScriptCodec {
 
+    /** The time argument that has the script read Redis {@code TIME}. Never modified by callers. */
+    static final byte[] REDIS_TIME = new byte[0];
+
+    /** Numbers 0 to 63 as UTF-8, the permits and indexes most calls send. Never modified by callers. */
+    private static final byte[][] SMALL_NUMBERS = new byte[64][];
+
+    static {
+        for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+            SMALL_NUMBERS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
     private final RateLimiterConfig config;
 
     private final String[] template;
+
+    /** The template's arguments from the third on as UTF-8, computed once; never modified by callers. */
+    private final byte[][] fixedBytes;
 
     private final String fingerprint;
 
@@ -43,6 +58,10 @@ public final class ScriptCodec {
             args[6 + 3 * i] = Long.toString(limit.burst());
         }
         this.template = args;
+        this.fixedBytes = new byte[args.length - 2][];
+        for (int i = 2; i < args.length; i++) {
+            fixedBytes[i - 2] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
         if (config.onRetune() == RetunePolicy.KEEP) {
             // The shape of the state alone (the algorithm is in the key's tag): keys continue across
             // changes of limits, bursts and max-wait, on every instance alike and across restarts.
@@ -74,6 +93,39 @@ public final class ScriptCodec {
         args[0] = (nowMicros != null) ? Long.toString(nowMicros) : "";
         args[1] = Long.toString(permits);
         return args;
+    }
+
+    /** Number of arguments of every call of this configuration's script. */
+    int argumentCount() {
+        return template.length;
+    }
+
+    /**
+     * The arguments from the third on (max-wait, the algorithm's parameter, the limits) as UTF-8: the
+     * same for every call of this configuration, so encoded once. Never modified by callers.
+     */
+    byte[][] fixedArguments() {
+        return fixedBytes;
+    }
+
+    /** The arguments of {@link #arguments(Long, long)} as UTF-8, the fixed ones encoded once for all calls. */
+    byte[][] argumentBytes(@Nullable Long nowMicros, long permits) {
+        byte[][] args = new byte[template.length][];
+        args[0] = timeBytes(nowMicros);
+        args[1] = numberBytes(permits);
+        System.arraycopy(fixedBytes, 0, args, 2, fixedBytes.length);
+        return args;
+    }
+
+    /** The time argument as UTF-8: {@link #REDIS_TIME} for none. */
+    static byte[] timeBytes(@Nullable Long nowMicros) {
+        return (nowMicros != null) ? numberBytes(nowMicros) : REDIS_TIME;
+    }
+
+    /** {@code number} as the script reads it, UTF-8 digits; small ones shared. Never modified by callers. */
+    static byte[] numberBytes(long number) {
+        return (number >= 0 && number < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) number]
+                : Long.toString(number).getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

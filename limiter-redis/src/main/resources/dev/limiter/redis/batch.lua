@@ -1,38 +1,56 @@
 -- batch: several decisions in one script call (ScriptBatches), each decided exactly as its
 -- algorithm's own script decides it alone, one after the other in the order given, so that two
 -- decisions on one key see each other as two calls would. The fixed cost of a call (EVALSHA, TIME,
--- the reply) is paid once for the batch instead of once per decision (docs/script-costs.md).
+-- the reply) is paid once for the batch instead of once per decision (docs/script-costs.md), and so
+-- are the arguments that the decisions of one configuration share.
 -- LuaScript puts in place of the algorithms line below one function per algorithm: decide.lua and the
 -- algorithm's script, unchanged, with KEYS and ARGV as the function's parameters.
 --
 -- KEYS[i]   the key of decision i (every key of a batch in one hash slot)
--- ARGV      for each decision, in the order of KEYS: the algorithm's index (LuaScript), the count n
---           of its arguments, then its n arguments as its own script takes them; a time of ""
---           (Redis TIME) is replaced by one TIME read for the whole batch
+-- ARGV      the count c of configurations; for each configuration, the algorithm's index (LuaScript),
+--           the count n of its script's arguments, then that script's arguments 3 to n (max-wait,
+--           parameter, limits), which all its decisions share; then for each decision, in the order
+--           of KEYS, the number of its configuration (1 to c), its time (its script's ARGV[1]; ""
+--           for Redis TIME, read once for the whole batch) and its permits (ARGV[2])
 -- Reply     for each decision, in order, the 8 numbers of its script's reply; a decision that
 --           raised an error gives the error's message in place of the first and 0 for the others
 
 local algorithms = {}
 --[[ algorithms ]]
 
-local now
-local replies = {}
-local at = 1
-for i = 1, #KEYS do
-  local algorithm, count = tonumber(ARGV[at]), tonumber(ARGV[at + 1])
-  local args = {}
-  for j = 1, count do
-    args[j] = ARGV[at + 1 + j]
+-- The scripts only read their KEYS and ARGV: one table of each serves every decision of a
+-- configuration, with the decision's own key, time and permits put in.
+local configurations = {}
+local at = 2
+for c = 1, tonumber(ARGV[1]) do
+  local count = tonumber(ARGV[at + 1])
+  local args = {'', ''}
+  for j = 3, count do
+    args[j] = ARGV[at + j - 1]
   end
-  at = at + 2 + count
-  if args[1] == '' then
+  configurations[c] = {algorithms[tonumber(ARGV[at])], args}
+  at = at + count
+end
+
+local now
+local keys = {}
+local replies = {}
+for i = 1, #KEYS do
+  local configuration = configurations[tonumber(ARGV[at])]
+  local args = configuration[2]
+  local time = ARGV[at + 1]
+  if time == '' then
     if not now then
       local t = redis.call('TIME')
       now = string.format('%d', tonumber(t[1]) * 1000000 + tonumber(t[2]))
     end
-    args[1] = now
+    time = now
   end
-  local ok, reply = pcall(algorithms[algorithm], {KEYS[i]}, args)
+  args[1] = time
+  args[2] = ARGV[at + 2]
+  at = at + 3
+  keys[1] = KEYS[i]
+  local ok, reply = pcall(configuration[1], keys, args)
   local base = 8 * (i - 1)
   if ok then
     for j = 1, 8 do

@@ -46,6 +46,27 @@ class LocalSharesTest {
         return admitted;
     }
 
+    /**
+     * Redis' answers are looked up quietly (not as uses of the key), and the cache's upkeep runs on the
+     * caller's thread: the keys remembered stay bounded all the same, and a key's latest answer is
+     * what its share starts from.
+     */
+    @Test
+    void answersOfManyKeysStayBoundedAndTheLatestCounts() {
+        LocalShares shares = new LocalShares("orders", RateLimiterConfig.of(Algorithm.TOKEN_BUCKET, FIFTY_PER_HOUR),
+                InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(10).build(), clock, () -> 1, 10);
+        for (int i = 0; i < 1_000; i++) {
+            shares.observe("k" + i, 0, 50, Duration.ofMinutes(30).toNanos() / 1_000);
+            shares.observe("k" + i, 0, 40, Duration.ofMinutes(30).toNanos() / 1_000);
+            assertThat(shares.keyCount()).isLessThanOrEqualTo(10);
+        }
+        LocalShares few = shares(Algorithm.TOKEN_BUCKET, FIFTY_PER_HOUR);
+        instances.set(1);
+        few.observe("k", 0, 50, Duration.ofMinutes(30).toNanos() / 1_000);
+        few.observe("k", 0, 2, Duration.ofMinutes(30).toNanos() / 1_000);
+        assertThat(admitted(few, "k", 10)).isEqualTo(2);
+    }
+
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void instancesTogetherTakeNoMoreThanRedisLastSaidRemained(Algorithm algorithm) {

@@ -197,6 +197,27 @@ class ScriptBatchesTest {
     }
 
     /**
+     * Decisions of two configurations in one batch (a fixed window of 5 and a token bucket of 3 per
+     * 10 s), each configuration's shared arguments sent once: each decision is its own limiter's, in
+     * queue order on each key.
+     */
+    @Test
+    void aBatchOfSeveralConfigurationsDecidesEachByItsOwn() throws Exception {
+        RedisRateLimiterFactory factory = batchedFactory(slowTemplate(Duration.ofSeconds(2)), 64).clock(clock).build();
+        ScriptBatches batches = factory.batches();
+        RateLimiter window = factory.create("window", Algorithm.FIXED_WINDOW, LimitSpec.of(5, Duration.ofSeconds(10)));
+        RateLimiter bucket = factory.create("bucket", Algorithm.TOKEN_BUCKET, LimitSpec.of(3, Duration.ofSeconds(10)));
+        List<Future<Decision>> decided = inQueueOrder(batches, List.of(() -> window.tryAcquire("a"), () -> bucket.tryAcquire("b"),
+                () -> window.tryAcquire("k", 3), () -> bucket.tryAcquire("k", 2), () -> window.tryAcquire("k", 2),
+                () -> bucket.tryAcquire("k", 2), () -> window.tryAcquire("k", 1)));
+        assertThat(decided).extracting((f) -> f.get().source()).containsOnly(DecisionSource.REDIS);
+        assertThat(decided).extracting((f) -> f.get().allowed()).containsExactly(true, true, true, true, true, false, false);
+        assertThat(decided).extracting((f) -> f.get().remaining()).containsExactly(4L, 2L, 2L, 1L, 0L, 1L, 0L);
+        assertThat(batches.calls()).as("two alone, then one batch of five").isEqualTo(3);
+        assertThat(batches.batchedDecisions()).isEqualTo(5);
+    }
+
+    /**
      * Without a clock, the batch reads Redis TIME once and decides every decision at it: 16 requests
      * for one permit of a 5 per hour bucket, in batches, admit exactly 5, with 4 to 0 left.
      */

@@ -2,6 +2,7 @@ package dev.limiter.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,23 @@ class ScriptCodecTest {
         assertThat(codec.arguments(1_700_000_000_000_000L, 0)).startsWith("1700000000000000", "0");
         assertThat(ScriptCodec.of(RateLimiterConfig.of(Algorithm.SLIDING_WINDOW, LimitSpec.of(5, Duration.ofSeconds(10))).withSubWindows(5))
             .arguments(null, 1)).containsExactly("", "1", "0", "5", "5", "10000000", "5");
+    }
+
+    /** The encoded arguments, with the shared ones encoded once, are the arguments' UTF-8 bytes, whatever the time and permits. */
+    @Test
+    void encodedArgumentsAreTheArgumentsAsUtf8() {
+        ScriptCodec codec = ScriptCodec.of(TWO_LIMITS);
+        for (Long now : new Long[] { null, 0L, 63L, 1_700_000_000_000_000L }) {
+            for (long permits : new long[] { 0, 1, 63, 64, 1_000_000, Long.MAX_VALUE }) {
+                List<String> decoded = new ArrayList<>();
+                for (byte[] argument : codec.argumentBytes(now, permits)) {
+                    decoded.add(new String(argument, StandardCharsets.UTF_8));
+                }
+                assertThat(decoded).as("time %s, permits %d", now, permits).containsExactly(codec.arguments(now, permits));
+            }
+        }
+        assertThat(codec.argumentCount()).isEqualTo(codec.arguments(null, 1).length);
+        assertThat(codec.fixedArguments().length).isEqualTo(codec.argumentCount() - 2);
     }
 
     @Test
