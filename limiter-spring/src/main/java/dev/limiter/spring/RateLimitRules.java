@@ -39,8 +39,6 @@ public final class RateLimitRules {
 
     private final List<LimitedRule> rules;
 
-    private final List<RateLimitRule> declared;
-
     private final DecisionOutcomes outcomes;
 
     private final ClientIpResolver clientIps;
@@ -62,15 +60,9 @@ public final class RateLimitRules {
             prepared.add(LimitedRule.of(rule, () -> limiters.get(rule.limiter()), parser, methods.onMissingKey()));
         }
         this.rules = List.copyOf(prepared);
-        this.declared = List.copyOf(rules);
         this.outcomes = methods.outcomes();
         this.clientIps = methods.clientIps();
         this.beanResolver = methods.beanResolver();
-    }
-
-    /** The rules, in the order they apply, as declared. */
-    public List<RateLimitRule> rules() {
-        return declared;
     }
 
     /** Whether there is no rule: nothing to apply. */

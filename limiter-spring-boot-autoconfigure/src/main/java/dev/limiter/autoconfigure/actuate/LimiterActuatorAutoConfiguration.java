@@ -1,13 +1,17 @@
 package dev.limiter.autoconfigure.actuate;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.redis.RedisRateLimiterFactory;
-import dev.limiter.spring.RateLimitRules;
+import dev.limiter.spring.RateLimitRule;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -39,10 +43,28 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnBean(LimiterDefinitions.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
                 ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner,
-                ObjectProvider<RateLimitRules> rules) {
-            // Looked up when read: the rules exist only in a web application, and may be created after the endpoint.
-            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner,
-                    () -> rules.stream().flatMap((found) -> found.rules().stream()).toList());
+                LimiterProperties properties, BeanFactory beans) {
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner, () -> rules(properties, beans));
+        }
+
+        /**
+         * The rules of limiter.rules, as declared, when a web application applies them (its rule filter
+         * is registered, looked up when the endpoint is read); none otherwise. Read from the properties:
+         * the rules themselves are held by the filter, whose class a WebFlux application cannot load.
+         */
+        private static List<RateLimitRule> rules(LimiterProperties properties, BeanFactory beans) {
+            if (!beans.containsBean("rateLimitRuleFilter") && !beans.containsBean("rateLimitRuleWebFilter")) {
+                return List.of();
+            }
+            List<RateLimitRule> rules = new ArrayList<>();
+            List<LimiterProperties.Rule> declared = properties.getRules();
+            for (int i = 0; i < declared.size(); i++) {
+                LimiterProperties.Rule rule = declared.get(i);
+                String limiter = (rule.getLimiter() != null) ? rule.getLimiter().trim() : "";
+                rules.add(new RateLimitRule("limiter.rules[" + i + "]", rule.getPaths(), rule.getMethods(), rule.getWhen(), rule.getUnless(),
+                        limiter, rule.getKey(), rule.getCost(), false));
+            }
+            return rules;
         }
 
     }

@@ -3,7 +3,6 @@ package dev.limiter.autoconfigure.web;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
-import dev.limiter.spring.RateLimitRules;
 import dev.limiter.spring.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitExceededHandler;
 import dev.limiter.spring.web.RateLimitRuleWebFilter;
@@ -38,12 +37,6 @@ public final class LimiterWebFluxAutoConfiguration {
         return new RateLimitExceededHandler(properties.getHeaders().isEnabled() ? registry.getIfAvailable() : null);
     }
 
-    /** The rules of limiter.rules, checked at startup; also what /actuator/limiters lists in usedBy. */
-    @Bean
-    RateLimitRules rateLimitRules(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods) {
-        return ConfiguredRules.of(properties, registry, methods);
-    }
-
     /**
      * The filter applying limiter.rules, registered even without rules (it then passes every
      * exchange on at once), so that rules need not be known when an application is processed ahead
@@ -51,9 +44,10 @@ public final class LimiterWebFluxAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    RateLimitRuleWebFilter rateLimitRuleWebFilter(LimiterProperties properties, RateLimitRules rules,
+    RateLimitRuleWebFilter rateLimitRuleWebFilter(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods,
             ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
-        RateLimitRuleWebFilter filter = new RateLimitRuleWebFilter(rules, handlerAdapters, resultHandlers);
+        RateLimitRuleWebFilter filter = new RateLimitRuleWebFilter(ConfiguredRules.of(properties, registry, methods), handlerAdapters,
+                resultHandlers);
         filter.setOrder(properties.getRuleFilterOrder());
         return filter;
     }

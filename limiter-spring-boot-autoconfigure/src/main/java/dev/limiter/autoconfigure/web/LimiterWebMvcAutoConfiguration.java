@@ -3,7 +3,6 @@ package dev.limiter.autoconfigure.web;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
-import dev.limiter.spring.RateLimitRules;
 import dev.limiter.spring.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitExceededHandler;
 import dev.limiter.spring.web.RateLimitRuleFilter;
@@ -37,12 +36,6 @@ public final class LimiterWebMvcAutoConfiguration {
         return new RateLimitExceededHandler(properties.getHeaders().isEnabled() ? registry.getIfAvailable() : null);
     }
 
-    /** The rules of limiter.rules, checked at startup; also what /actuator/limiters lists in usedBy. */
-    @Bean
-    RateLimitRules rateLimitRules(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods) {
-        return ConfiguredRules.of(properties, registry, methods);
-    }
-
     /**
      * The filter applying limiter.rules, registered even without rules (it then passes every request
      * on at once), so that rules need not be known when an application is processed ahead of time.
@@ -50,9 +43,9 @@ public final class LimiterWebMvcAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(name = "rateLimitRuleFilter")
-    FilterRegistrationBean<RateLimitRuleFilter> rateLimitRuleFilter(LimiterProperties properties, RateLimitRules rules,
-            @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
-        RateLimitRuleFilter filter = new RateLimitRuleFilter(rules,
+    FilterRegistrationBean<RateLimitRuleFilter> rateLimitRuleFilter(LimiterProperties properties, RateLimiterRegistry registry,
+            RateLimitedMethods methods, @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+        RateLimitRuleFilter filter = new RateLimitRuleFilter(ConfiguredRules.of(properties, registry, methods),
                 (request, response, handler, ex) -> {
                     HandlerExceptionResolver resolver = exceptionResolver.getIfAvailable();
                     return (resolver != null) ? resolver.resolveException(request, response, handler, ex) : null;
