@@ -106,7 +106,7 @@ final class LimitedMethod implements Limited {
         this.keyResolver = keyResolver;
         this.keyResolverName = keyResolverName;
         this.refundOn = List.copyOf(refundOn);
-        this.keyParameter = (key != null && cost == null && !limits.hasPlanExpression())
+        this.keyParameter = (key != null && keyResolver == null && cost == null && !limits.hasPlanExpression())
                 ? referencedParameter(key.getExpressionString(), method, this.parameterNames, this.requestVariables)
                 : -1;
         this.keySource = (key != null) ? "The rate limit key " + key.getExpressionString() : "The rate limit key";
@@ -218,16 +218,11 @@ final class LimitedMethod implements Limited {
      * @throws UnknownPlanException when the call's plan is none of the limiter's
      */
     @Nullable Call call(@Nullable Object[] args, @Nullable Object target, CallRequest request) {
-        if (keyParameter >= 0 && keyResolver == null && args != null) {
-            // The key is one argument: no evaluation context, which is most of what a call of SpEL costs.
-            String key = keyOrMissing(text(args[keyParameter]), keySource);
-            if (key == null) {
-                return null;
-            }
-            return new Call(key, 1, limits.limitOf(key, null, limits.hasPlanResolver() ? new KeyContext(method, args, target, request) : null));
-        }
-        EvaluationContext context = context(args, target, request);
-        String key = (keyResolver != null) ? resolvedKey(args, target, request) : key(context);
+        // A key that is one argument needs no evaluation context, which is most of what a call of SpEL costs.
+        boolean keyIsArgument = keyParameter >= 0 && args != null;
+        EvaluationContext context = keyIsArgument ? null : context(args, target, request);
+        String key = (keyResolver != null) ? resolvedKey(args, target, request)
+                : keyIsArgument ? keyOrMissing(text(Objects.requireNonNull(args)[keyParameter]), keySource) : key(context);
         if (key == null) {
             return null;
         }
