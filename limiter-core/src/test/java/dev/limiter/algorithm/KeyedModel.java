@@ -1,5 +1,6 @@
 package dev.limiter.algorithm;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +47,8 @@ abstract class KeyedModel<S> implements Model {
             return DecisionRule.decide(config, admission, before);
         }
         S after = take(state, nowMicros, permits);
-        states.put(key, after);
         Decision decision = DecisionRule.decide(config, admission, read(after, nowMicros));
-        expiresAt.put(key, nowMicros + DecisionRule.micros(decision.resetAfter()));
+        keep(key, after, nowMicros, decision.resetAfter());
         return decision;
     }
 
@@ -66,16 +66,15 @@ abstract class KeyedModel<S> implements Model {
         }
         S after = give(state, nowMicros, permits);
         List<LimitView> limits = read(after, nowMicros);
+        Quota quota = quota(limits);
         if (whole(limits)) {
             // Whole in every limit: the key is deleted, as good as idle.
-            states.remove(key);
-            expiresAt.remove(key);
+            forget(key);
         }
         else {
-            states.put(key, after);
-            expiresAt.put(key, nowMicros + DecisionRule.micros(quota(limits).resetAfter()));
+            keep(key, after, nowMicros, quota.resetAfter());
         }
-        return quota(limits);
+        return quota;
     }
 
     @Override
@@ -87,9 +86,19 @@ abstract class KeyedModel<S> implements Model {
     /** Forgets the state of {@code key} once the reset-after of its last write has passed at {@code now}, as its TTL would. */
     private void expire(String key, long now) {
         if (expiresAt.containsKey(key) && now >= expiresAt.get(key)) {
-            states.remove(key);
-            expiresAt.remove(key);
+            forget(key);
         }
+    }
+
+    /** Keeps {@code state} for {@code key}, written at {@code now}, until {@code resetAfter} has passed, as the key's TTL. */
+    private void keep(String key, S state, long now, Duration resetAfter) {
+        states.put(key, state);
+        expiresAt.put(key, now + DecisionRule.micros(resetAfter));
+    }
+
+    private void forget(String key) {
+        states.remove(key);
+        expiresAt.remove(key);
     }
 
     /** Whether every limit is whole: nothing taken that has not come back yet. */
