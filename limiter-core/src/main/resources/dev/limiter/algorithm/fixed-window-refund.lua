@@ -37,7 +37,7 @@ for i, l in ipairs(limits) do
 end
 
 local remaining, reset, values = {}, {}, {}
-local whole, longest = true, 0
+local whole = true
 for i, l in ipairs(limits) do
   values[#values + 1] = index[i]
   values[#values + 1] = used[i]
@@ -46,16 +46,13 @@ for i, l in ipairs(limits) do
   if reset[i] > 0 then
     whole = false
   end
-  if reset[i] > longest then
-    longest = reset[i]
-  end
 end
 if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    -- The layout of fixed-window.lua: one string, its TTL set with it (lib.lua's expire sets a hash's).
-    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', string.format('%d', math.max(1, ceildiv(longest, 1000))))
+    -- The layout of fixed-window.lua: one string, its TTL (lib.lua's ttl) set with it.
+    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

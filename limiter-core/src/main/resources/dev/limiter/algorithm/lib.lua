@@ -33,13 +33,19 @@ local function reply(allowed, wait, violated, retry_after, remaining, reset)
   return {allowed and 1 or 0, reported, math.max(0, remaining[reported]), reset_after, retry_after, violated, wait, reset[reported]}
 end
 
--- Keeps the state only as long as it differs from an absent key: until every limit is whole again.
-local function expire(reset)
+-- How long the state differs from an absent key: until every limit is whole again, in whole
+-- milliseconds rounded up, at least 1 (PEXPIRE's or SET PX's argument).
+local function ttl(reset)
   local longest = 0
   for i = 1, #limits do
     if reset[i] > longest then
       longest = reset[i]
     end
   end
-  redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(1, ceildiv(longest, 1000))))
+  return string.format('%d', math.max(1, ceildiv(longest, 1000)))
+end
+
+-- Keeps a hash's state only as long as it differs from an absent key.
+local function expire(reset)
+  redis.call('PEXPIRE', KEYS[1], ttl(reset))
 end
