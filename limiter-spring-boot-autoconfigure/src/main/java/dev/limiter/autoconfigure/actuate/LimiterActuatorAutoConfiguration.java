@@ -1,6 +1,5 @@
 package dev.limiter.autoconfigure.actuate;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.limiter.RateLimiterRegistry;
@@ -8,6 +7,7 @@ import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.LimiterRetuner;
+import dev.limiter.autoconfigure.web.ConfiguredRules;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.RateLimitRule;
 
@@ -48,23 +48,16 @@ public final class LimiterActuatorAutoConfiguration {
         }
 
         /**
-         * The rules of limiter.rules, as declared, when a web application applies them (its rule filter
-         * is registered, looked up when the endpoint is read); none otherwise. Read from the properties:
-         * the rules themselves are held by the filter, whose class a WebFlux application cannot load.
+         * The rules of limiter.rules when a web application applies them (its rule filter is registered,
+         * looked up when the endpoint is read); none otherwise. Read from the properties again: the
+         * rules the filter holds are no bean, since Spring would introspect RateLimitRules' servlet
+         * signatures, which a WebFlux application without the servlet API cannot load.
          */
         private static List<RateLimitRule> rules(LimiterProperties properties, BeanFactory beans) {
             if (!beans.containsBean("rateLimitRuleFilter") && !beans.containsBean("rateLimitRuleWebFilter")) {
                 return List.of();
             }
-            List<RateLimitRule> rules = new ArrayList<>();
-            List<LimiterProperties.Rule> declared = properties.getRules();
-            for (int i = 0; i < declared.size(); i++) {
-                LimiterProperties.Rule rule = declared.get(i);
-                String limiter = (rule.getLimiter() != null) ? rule.getLimiter().trim() : "";
-                rules.add(new RateLimitRule("limiter.rules[" + i + "]", rule.getPaths(), rule.getMethods(), rule.getWhen(), rule.getUnless(),
-                        limiter, rule.getKey(), rule.getCost(), false));
-            }
-            return rules;
+            return ConfiguredRules.rules(properties);
         }
 
     }

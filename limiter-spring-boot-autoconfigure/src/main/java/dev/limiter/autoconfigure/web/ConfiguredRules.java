@@ -13,20 +13,30 @@ import dev.limiter.spring.RateLimitedMethods;
 /**
  * The rules of {@code limiter.rules}, checked: each names a limiter configured under
  * {@code limiter.limiters} (whose {@code shadow} it follows), and {@link RateLimitRules} checks the
- * rest. A mistake fails startup naming the property, as every configuration mistake does.
+ * rest. A mistake fails startup naming the property, as every configuration mistake does. Public for
+ * the actuator endpoint, which lists the rules; not an API.
  */
-final class ConfiguredRules {
+public final class ConfiguredRules {
 
     private ConfiguredRules() {
     }
 
     static RateLimitRules of(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods) {
+        return new RateLimitRules(rules(properties), registry, methods);
+    }
+
+    /**
+     * The rules of limiter.rules, each named by its property ("limiter.rules[0]").
+     *
+     * @throws LimiterConfigurationException naming the property of a rule whose limiter is not configured
+     */
+    public static List<RateLimitRule> rules(LimiterProperties properties) {
         List<RateLimitRule> rules = new ArrayList<>();
         List<LimiterProperties.Rule> configured = properties.getRules();
         for (int i = 0; i < configured.size(); i++) {
             rules.add(rule("limiter.rules[" + i + "]", configured.get(i), properties));
         }
-        return new RateLimitRules(rules, registry, methods);
+        return rules;
     }
 
     private static RateLimitRule rule(String property, LimiterProperties.Rule rule, LimiterProperties properties) {
