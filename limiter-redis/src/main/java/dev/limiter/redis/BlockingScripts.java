@@ -43,12 +43,11 @@ final class BlockingScripts {
         if (direct == null) {
             return redis.execute(script, List.of(key), args);
         }
-        byte[][] keysAndArgs = new byte[1 + args.length][];
-        keysAndArgs[0] = key.getBytes(StandardCharsets.UTF_8);
+        byte[][] encoded = new byte[args.length][];
         for (int i = 0; i < args.length; i++) {
-            keysAndArgs[i + 1] = ((String) args[i]).getBytes(StandardCharsets.UTF_8);
+            encoded[i] = ((String) args[i]).getBytes(StandardCharsets.UTF_8);
         }
-        return execute(script, 1, keysAndArgs);
+        return execute(script, key, encoded);
     }
 
     /**
@@ -60,7 +59,11 @@ final class BlockingScripts {
         if (direct == null) {
             return redis.execute(script, List.of(key), (Object[]) codec.arguments(nowMicros, permits));
         }
-        byte[][] args = codec.argumentBytes(nowMicros, permits);
+        return execute(script, key, codec.argumentBytes(nowMicros, permits));
+    }
+
+    /** Runs {@code script} on {@code key} with {@code args}, UTF-8 encoded, on the direct template's connection. */
+    private List<?> execute(LuaScript script, String key, byte[][] args) {
         byte[][] keysAndArgs = new byte[1 + args.length][];
         keysAndArgs[0] = key.getBytes(StandardCharsets.UTF_8);
         System.arraycopy(args, 0, keysAndArgs, 1, args.length);
