@@ -2,7 +2,7 @@
 -- that still count under the longest window (docs/algorithms.md). Twin: dev.limiter.SlidingLog#refund.
 -- Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
--- KEYS[1]  sorted set: score = time, member = '<total>:<cost>', as in sliding-log.lua
+-- KEYS[1]  sorted set: score = time, member = '<total>:<hint>:<limit>:<cost>', as in sliding-log.lua
 -- ARGV[2]  permits to give back, at least 1
 -- ARGV[4]  unused
 -- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
@@ -12,9 +12,13 @@
 -- is the newest entry, so its smaller total renames no other). A key with nothing to give back is
 -- left as it is: nothing is written. A key with no entry counting after the refund is deleted, the
 -- same as an absent one. Each entry holds at least one permit, so this reads at most permits entries.
+-- The entry left newest by a refund has its rejection hint cleared: the hint was written for the log
+-- as it stood when that entry was logged, and the decision script trusts it only while nothing else
+-- changed the log.
 
+-- An entry with no rejection hint.
 local function member(total, cost)
-  return string.format('%013d:%d', total, cost)
+  return string.format('%013d:%016d:%010d:%d', total, 0, 0, cost)
 end
 
 local function total_of(m)
@@ -22,7 +26,7 @@ local function total_of(m)
 end
 
 local function cost_of(m)
-  return tonumber(string.sub(m, 15))
+  return tonumber(string.sub(m, 43))
 end
 
 local function score(t)
@@ -66,7 +70,12 @@ end
 
 local newest_time = tonumber(newest[2])
 if given > 0 then
-  newest_time = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+  local entry = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  newest_time = tonumber(entry[2])
+  if entry[1] and tonumber(string.sub(entry[1], 15, 30)) > 0 then
+    redis.call('ZREM', KEYS[1], entry[1])
+    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]), cost_of(entry[1])))
+  end
 end
 local remaining, reset = {}, {}
 local whole = true

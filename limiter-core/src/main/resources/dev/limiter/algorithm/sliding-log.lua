@@ -3,8 +3,9 @@
 -- arguments.
 --
 -- KEYS[1]  sorted set: one entry per admitted request, score = its time in microseconds, member =
---          '<total>:<cost>', total being the running count of permits logged up to and including
---          this entry (13 digits, zero-padded so entries of one microsecond sort in logging order).
+--          '<total>:<hint>:<limit>:<cost>', total being the running count of permits logged up to and
+--          including this entry (13 digits, zero-padded so entries of one microsecond sort in logging
+--          order); hint and limit (16 and 10 digits, zero-padded) are the rejection hint below.
 --          An entry of cost c stands for c permits logged at its time; the permits of any run of
 --          entries are a difference of totals, so a call reads a few entries whatever the traffic
 --          and a request costs one entry whatever its cost. Every admitted request removes the
@@ -22,6 +23,14 @@
 --
 -- Straight-line code that builds no table but the reply on its usual paths (docs/script-costs.md):
 -- one limit has its own path, several limits another.
+--
+-- The rejection hint: an entry logged by a one-limit call holds the time at which one more permit
+-- fits under that call's limit (the time the permit numbered total + 1 - limit leaves), or 0 when
+-- that is not known or already so. Permits leave in the order they were logged, and nothing but an
+-- admission (which logs a newer entry) or a refund (which clears the newest entry's hint) changes
+-- the log, so the newest entry's hint holds for as long as it is the newest. A call for one permit
+-- under the same limit that the hint rejects is answered from the newest entry alone: remaining 0,
+-- retry at the hint. Every other call reads the log as below; the answer is the same either way.
 
 -- Totals are rebased to start from 0 again before they pass 2^40; until then they are exact doubles
 -- of at most 13 digits. After a rebase they are below 2^31: the log never holds more than a limit.
@@ -59,9 +68,10 @@ if newest_time and newest_time > now then
 end
 local total = newest[1] and tonumber(sub(newest[1], 1, 13)) or 0
 
--- Logs the request at standing, the newest time of all: it goes after every other entry. Entries older
--- than the longest window at standing can never count again. Returns the new newest time.
-local function log(longest)
+-- Logs the request at standing, the newest time of all: it goes after every other entry, with the
+-- rejection hint for limit (both 0: none). Entries older than the longest window at standing can never
+-- count again. Returns the new newest time.
+local function log(longest, hint, limit)
   local cutoff = standing - longest
   redis.call('ZREMRANGEBYSCORE', key, '-inf', format('%d', cutoff))
   -- Every entry left exactly when the newest did: the log starts over from a total of 0.
@@ -71,12 +81,12 @@ local function log(longest)
   if total + permits > MAX_TOTAL then
     -- Renames every entry to totals moved back by the total before the oldest.
     local all = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-    local origin = tonumber(sub(all[1], 1, 13)) - tonumber(sub(all[1], 15))
+    local origin = tonumber(sub(all[1], 1, 13)) - tonumber(sub(all[1], 43))
     local gone, renamed = {}, {}
     for e = 1, #all, 2 do
       gone[#gone + 1] = all[e]
       renamed[#renamed + 1] = all[e + 1]
-      renamed[#renamed + 1] = format('%013d:%d', tonumber(sub(all[e], 1, 13)) - origin, tonumber(sub(all[e], 15)))
+      renamed[#renamed + 1] = format('%013d', tonumber(sub(all[e], 1, 13)) - origin) .. sub(all[e], 14)
     end
     -- In slices: Lua's unpack takes a few thousand values at most.
     for first = 1, #gone, 1000 do
@@ -87,18 +97,26 @@ local function log(longest)
     end
     total = total - origin
   end
-  redis.call('ZADD', key, format('%d', standing), format('%013d:%d', total + permits, permits))
+  redis.call('ZADD', key, format('%d', standing), format('%013d:%016d:%010d:%d', total + permits, hint, limit, permits))
   return standing
 end
 
 if count == 1 then
   local limit, window = tonumber(ARGV[5]), tonumber(ARGV[6])
+  if permits == 1 and newest_time then
+    -- The hint rejects one permit until it is standing, under the limit it was written for.
+    local hint = tonumber(sub(newest[1], 15, 30))
+    if hint > standing and hint - now > max_wait and tonumber(sub(newest[1], 32, 41)) == limit then
+      local reset = newest_time + window - now
+      return {0, 1, 0, reset, hint - now, 1, 0, reset}
+    end
+  end
   -- Live entries are later than standing - W.
   local since = standing - window
   local oldest = redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'WITHSCORES', 'LIMIT', '0', '1')
   local first = oldest[1]
   local first_total = first and tonumber(sub(first, 1, 13))
-  local base = first and (first_total - tonumber(sub(first, 15))) or total
+  local base = first and (first_total - tonumber(sub(first, 43))) or total
   local used = total - base
   local allowed, wait, violated, retry_after = false, 0, 0, 0
   if permits == 0 then
@@ -123,8 +141,14 @@ if count == 1 then
     end
   end
   if allowed then
-    newest_time = log(window)
     used = used + permits
+    -- The first live permit is the one that must leave for one more to fit when the log is full:
+    -- the oldest live entry's, or this call's own when none was live.
+    local hint = 0
+    if used == limit and wait == 0 then
+      hint = (first and tonumber(oldest[2]) or standing) + window
+    end
+    newest_time = log(window, hint, limit)
   end
   -- A limit with a live entry has the newest entry live.
   local reset = (used > 0) and (newest_time + window - now) or 0
@@ -145,7 +169,7 @@ for i = 1, count do
   local oldest = redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'WITHSCORES', 'LIMIT', '0', '1')
   local first = oldest[1]
   local first_total = first and tonumber(sub(first, 1, 13))
-  local base = first and (first_total - tonumber(sub(first, 15))) or total
+  local base = first and (first_total - tonumber(sub(first, 43))) or total
   used[i] = total - base
   if permits > limit then
     if over == 0 then
@@ -173,7 +197,7 @@ else
   retry_after = worst
 end
 if allowed then
-  newest_time = log(tonumber(ARGV[3 * count + 3]))
+  newest_time = log(tonumber(ARGV[3 * count + 3]), 0, 0)
 end
 
 -- The reply's lowest remaining and the resets.

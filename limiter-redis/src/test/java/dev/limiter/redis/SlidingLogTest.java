@@ -312,7 +312,24 @@ class SlidingLogTest {
             .isEqualTo(rejected(5, 0, Duration.ofMillis(10_750), Duration.ofMillis(5_500), FIVE_PER_10S));
     }
 
-    /** Members are '<total>:<cost>': totals rise by each entry's cost, in the order of the set. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aRefundThenAClockGoingBackCountsOnlyTheEntriesStillLogged(Backend backend) {
+        LimitSpec twoPer10s = LimitSpec.of(2, Duration.ofSeconds(10));
+        RateLimiter limiter = limiter(backend, twoPer10s);
+        assertThat(limiter.tryAcquire("k").allowed()).isTrue(); // at 0 s
+        clock.set(t0 + 5 * SECOND);
+        assertThat(limiter.tryAcquire("k").allowed()).as("the log is full until the permit of 0 s leaves at 10 s").isTrue();
+        clock.set(t0 + 10 * SECOND);
+        assertThat(limiter.tryAcquire("k").allowed()).as("logged at 10 s, it drops the entry of 0 s for good").isTrue();
+        limiter.refund("k", 1);
+        // Back to 9 s: the entry of 0 s would count there, but it is gone; the entry of 5 s alone counts.
+        // (In Redis the entry of 5 s, newest again, had noted that the log was full until 10 s.)
+        clock.set(t0 + 9 * SECOND);
+        assertThat(limiter.tryAcquire("k")).isEqualTo(new Decision(true, 2, 0, Duration.ofSeconds(10), Duration.ZERO));
+    }
+
+    /** Members are '<total>:<hint>:<limit>:<cost>': totals rise by each entry's cost, in the order of the set. */
     void assertRunningTotals(String key) {
         Set<TypedTuple<String>> entries = redis.opsForZSet().rangeWithScores(key, 0, -1);
         assertThat(entries).isNotEmpty();
@@ -320,7 +337,7 @@ class SlidingLogTest {
         for (TypedTuple<String> entry : entries) {
             String[] parts = entry.getValue().split(":");
             long total = Long.parseLong(parts[0]);
-            long cost = Long.parseLong(parts[1]);
+            long cost = Long.parseLong(parts[3]);
             if (previous >= 0) {
                 assertThat(total - cost).as("entry %s after total %d", entry.getValue(), previous).isEqualTo(previous);
             }
