@@ -2,7 +2,8 @@
 -- that still count under the longest window (docs/algorithms.md). Twin: dev.limiter.SlidingLog#refund.
 -- Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
--- KEYS[1]  sorted set: score = time, member = '<total>:<hint>:<limit>:<cost>', as in sliding-log.lua
+-- KEYS[1]  sorted set: score = time, member = total, time, fits after, limit and cost, packed as in
+--          sliding-log.lua
 -- ARGV[2]  permits to give back, at least 1
 -- ARGV[4]  unused
 -- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
@@ -16,17 +17,20 @@
 -- as it stood when that entry was logged, and the decision script trusts it only while nothing else
 -- changed the log.
 
+local ENTRY = '>I6I7I6I4I4'
+
 -- An entry with no rejection hint.
-local function member(total, cost)
-  return string.format('%013d:%016d:%010d:%d', total, 0, 0, cost)
+local function member(total, time, cost)
+  return struct.pack(ENTRY, total, time, 0, 0, cost)
 end
 
 local function total_of(m)
-  return tonumber(string.sub(m, 1, 13))
+  return (struct.unpack(ENTRY, m))
 end
 
 local function cost_of(m)
-  return tonumber(string.sub(m, 43))
+  local _, _, _, _, cost = struct.unpack(ENTRY, m)
+  return cost
 end
 
 local function score(t)
@@ -59,7 +63,7 @@ while left > 0 do
   local cost = cost_of(entry[1])
   redis.call('ZREM', KEYS[1], entry[1])
   if cost > left then
-    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]) - left, cost - left))
+    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]) - left, entry[2], cost - left))
     given = given + left
     left = 0
   else
@@ -72,9 +76,9 @@ local newest_time = tonumber(newest[2])
 if given > 0 then
   local entry = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
   newest_time = tonumber(entry[2])
-  if entry[1] and tonumber(string.sub(entry[1], 15, 30)) > 0 then
+  if entry[1] and select(3, struct.unpack(ENTRY, entry[1])) > 0 then
     redis.call('ZREM', KEYS[1], entry[1])
-    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]), cost_of(entry[1])))
+    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]), entry[2], cost_of(entry[1])))
   end
 end
 local remaining, reset = {}, {}

@@ -3,9 +3,12 @@
 -- arguments.
 --
 -- KEYS[1]  sorted set: one entry per admitted request, score = its time in microseconds, member =
---          '<total>:<hint>:<limit>:<cost>', total being the running count of permits logged up to and
---          including this entry (13 digits, zero-padded so entries of one microsecond sort in logging
---          order); hint and limit (16 and 10 digits, zero-padded) are the rejection hint below.
+--          five unsigned big-endian integers of 27 bytes in all (struct.pack ENTRY): total (6 bytes),
+--          the running count of permits logged up to and including this entry, first so that entries
+--          of one microsecond sort in logging order; time (7 bytes), the score again, so that no read
+--          needs WITHSCORES, which costs Redis nearly as much as the read itself
+--          (docs/script-costs.md); fits after (6 bytes) and limit (4 bytes), the rejection hint below;
+--          cost (4 bytes).
 --          An entry of cost c stands for c permits logged at its time; the permits of any run of
 --          entries are a difference of totals, so a call reads a few entries whatever the traffic
 --          and a request costs one entry whatever its cost. Every admitted request removes the
@@ -24,21 +27,24 @@
 -- Straight-line code that builds no table but the reply on its usual paths (docs/script-costs.md):
 -- one limit has its own path, several limits another.
 --
--- The rejection hint: an entry logged by a one-limit call holds the time at which one more permit
--- fits under that call's limit (the time the permit numbered total + 1 - limit leaves), or 0 when
+-- The rejection hint: an entry logged by a one-limit call holds how long after its own time one more
+-- permit fits under that call's limit (until the permit numbered total + 1 - limit leaves), or 0 when
 -- that is not known or already so. Permits leave in the order they were logged, and nothing but an
 -- admission (which logs a newer entry) or a refund (which clears the newest entry's hint) changes
 -- the log, so the newest entry's hint holds for as long as it is the newest. A call for one permit
 -- under the same limit that the hint rejects is answered from the newest entry alone: remaining 0,
 -- retry at the hint. Every other call reads the log as below; the answer is the same either way.
 
--- Totals are rebased to start from 0 again before they pass 2^40; until then they are exact doubles
--- of at most 13 digits. After a rebase they are below 2^31: the log never holds more than a limit.
+-- Totals are rebased to start from 0 again before they pass 2^40; until then they fit their 6 bytes.
+-- After a rebase they are below 2^31: the log never holds more than a limit.
 local MAX_TOTAL = 2 ^ 40
+
+-- An entry's member: total, time, fits after, limit, cost.
+local ENTRY = '>I6I7I6I4I4'
 
 local key = KEYS[1]
 local format = string.format
-local sub = string.sub
+local pack, read = struct.pack, struct.unpack
 
 -- The time of the entry that holds the k-th permit after base, k > 1, among the live entries
 -- (later than since) whose oldest, the first live one, holds fewer. Each entry holds at least one
@@ -51,72 +57,83 @@ local function kth_time(since, base, k)
   end
   while lo < hi do
     local mid = floor((lo + hi) / 2)
-    if tonumber(sub(redis.call('ZRANGE', key, mid, mid)[1], 1, 13)) >= base + k then
+    if read('>I6', redis.call('ZRANGE', key, mid, mid)[1]) >= base + k then
       hi = mid
     else
       lo = mid + 1
     end
   end
-  return tonumber(redis.call('ZRANGE', key, lo, lo, 'WITHSCORES')[2])
+  local _, time = read(ENTRY, redis.call('ZRANGE', key, lo, lo)[1])
+  return time
 end
 
-local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-local newest_time = tonumber(newest[2])
+local newest = redis.call('ZRANGE', key, -1, -1)[1]
+local total, newest_time, newest_fits_after, newest_limit = 0, nil, 0, 0
+if newest then
+  total, newest_time, newest_fits_after, newest_limit = read(ENTRY, newest)
+end
 local standing = now
 if newest_time and newest_time > now then
   standing = newest_time
 end
-local total = newest[1] and tonumber(sub(newest[1], 1, 13)) or 0
 
 -- Logs the request at standing, the newest time of all: it goes after every other entry, with the
 -- rejection hint for limit (both 0: none). Entries older than the longest window at standing can never
 -- count again. Returns the new newest time.
-local function log(longest, hint, limit)
+local function log(longest, fits_after, limit)
   local cutoff = standing - longest
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', format('%d', cutoff))
+  -- An absent key has nothing to remove.
+  if newest_time then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', format('%d', cutoff))
+  end
   -- Every entry left exactly when the newest did: the log starts over from a total of 0.
   if not newest_time or newest_time <= cutoff then
     total = 0
   end
   if total + permits > MAX_TOTAL then
     -- Renames every entry to totals moved back by the total before the oldest.
-    local all = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-    local origin = tonumber(sub(all[1], 1, 13)) - tonumber(sub(all[1], 43))
-    local gone, renamed = {}, {}
-    for e = 1, #all, 2 do
-      gone[#gone + 1] = all[e]
-      renamed[#renamed + 1] = all[e + 1]
-      renamed[#renamed + 1] = format('%013d', tonumber(sub(all[e], 1, 13)) - origin) .. sub(all[e], 14)
+    local all = redis.call('ZRANGE', key, 0, -1)
+    local oldest_total, _, _, _, oldest_cost = read(ENTRY, all[1])
+    local origin = oldest_total - oldest_cost
+    local renamed = {}
+    for e = 1, #all do
+      local t, time, f, l, c = read(ENTRY, all[e])
+      renamed[#renamed + 1] = format('%d', time)
+      renamed[#renamed + 1] = pack(ENTRY, t - origin, time, f, l, c)
     end
     -- In slices: Lua's unpack takes a few thousand values at most.
-    for first = 1, #gone, 1000 do
-      redis.call('ZREM', key, unpack(gone, first, math.min(first + 999, #gone)))
+    for first = 1, #all, 1000 do
+      redis.call('ZREM', key, unpack(all, first, math.min(first + 999, #all)))
     end
     for first = 1, #renamed, 1000 do
       redis.call('ZADD', key, unpack(renamed, first, math.min(first + 999, #renamed)))
     end
     total = total - origin
   end
-  redis.call('ZADD', key, format('%d', standing), format('%013d:%016d:%010d:%d', total + permits, hint, limit, permits))
+  redis.call('ZADD', key, format('%d', standing), pack(ENTRY, total + permits, standing, fits_after, limit, permits))
   return standing
 end
 
 if count == 1 then
   local limit, window = tonumber(ARGV[5]), tonumber(ARGV[6])
-  if permits == 1 and newest_time then
-    -- The hint rejects one permit until it is standing, under the limit it was written for.
-    local hint = tonumber(sub(newest[1], 15, 30))
-    if hint > standing and hint - now > max_wait and tonumber(sub(newest[1], 32, 41)) == limit then
+  -- The hint rejects one permit until then, under the limit it was written for. A hint is later than
+  -- its own entry, so later than standing when later than now.
+  if permits == 1 and newest_fits_after > 0 and newest_limit == limit then
+    local retry = newest_time + newest_fits_after - now
+    if retry > max_wait then
       local reset = newest_time + window - now
-      return {0, 1, 0, reset, hint - now, 1, 0, reset}
+      return {0, 1, 0, reset, retry, 1, 0, reset}
     end
   end
   -- Live entries are later than standing - W.
   local since = standing - window
-  local oldest = redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'WITHSCORES', 'LIMIT', '0', '1')
-  local first = oldest[1]
-  local first_total = first and tonumber(sub(first, 1, 13))
-  local base = first and (first_total - tonumber(sub(first, 43))) or total
+  local first = newest and redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'LIMIT', '0', '1')[1]
+  local first_total, first_time, base = 0, 0, total
+  if first then
+    local _, _, first_cost
+    first_total, first_time, _, _, first_cost = read(ENTRY, first)
+    base = first_total - first_cost
+  end
   local used = total - base
   local allowed, wait, violated, retry_after = false, 0, 0, 0
   if permits == 0 then
@@ -129,7 +146,7 @@ if count == 1 then
       -- The k-th oldest live permit must leave first; the oldest live entry holds it when its total
       -- reaches base + k (always so for k = 1).
       local k = used + permits - limit
-      local time = (first_total >= base + k) and tonumber(oldest[2]) or kth_time(since, base, k)
+      local time = (first_total >= base + k) and first_time or kth_time(since, base, k)
       retry = time + window - now
     end
     if retry == 0 then
@@ -144,11 +161,11 @@ if count == 1 then
     used = used + permits
     -- The first live permit is the one that must leave for one more to fit when the log is full:
     -- the oldest live entry's, or this call's own when none was live.
-    local hint = 0
+    local fits_after = 0
     if used == limit and wait == 0 then
-      hint = (first and tonumber(oldest[2]) or standing) + window
+      fits_after = (first and first_time or standing) + window - standing
     end
-    newest_time = log(window, hint, limit)
+    newest_time = log(window, fits_after, limit)
   end
   -- A limit with a live entry has the newest entry live.
   local reset = (used > 0) and (newest_time + window - now) or 0
@@ -166,10 +183,13 @@ local over, worst, violated = 0, 0, 0
 for i = 1, count do
   local limit, window = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
   local since = standing - window
-  local oldest = redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'WITHSCORES', 'LIMIT', '0', '1')
-  local first = oldest[1]
-  local first_total = first and tonumber(sub(first, 1, 13))
-  local base = first and (first_total - tonumber(sub(first, 43))) or total
+  local first = newest and redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'LIMIT', '0', '1')[1]
+  local first_total, first_time, base = 0, 0, total
+  if first then
+    local _, _, first_cost
+    first_total, first_time, _, _, first_cost = read(ENTRY, first)
+    base = first_total - first_cost
+  end
   used[i] = total - base
   if permits > limit then
     if over == 0 then
@@ -177,7 +197,7 @@ for i = 1, count do
     end
   elseif used[i] + permits > limit then
     local k = used[i] + permits - limit
-    local time = (first_total >= base + k) and tonumber(oldest[2]) or kth_time(since, base, k)
+    local time = (first_total >= base + k) and first_time or kth_time(since, base, k)
     local retry = time + window - now
     if retry > worst then
       worst, violated = retry, i

@@ -1,8 +1,10 @@
 package dev.limiter.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -22,8 +24,9 @@ import dev.limiter.test.VirtualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.connection.zset.Tuple;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 /**
  * Sliding-log on both backends, with the values docs/algorithms.md gives. Unless a test says
@@ -278,7 +281,7 @@ class SlidingLogTest {
         if (backend == Backend.REDIS) {
             String key = SlidingWindowTest.redisKey(limiter);
             assertRunningTotals(key);
-            assertThat(redis.opsForZSet().rangeWithScores(key, 0, -1)).extracting(entry -> entry.getScore().longValue())
+            assertThat(log(key)).extracting(Entry::time)
                 .as("the entry of 5 s left with the call at 15 s").containsExactly(t0 + 6 * SECOND, t0 + 7 * SECOND, t0 + 7 * SECOND,
                         t0 + 15 * SECOND);
         }
@@ -312,6 +315,26 @@ class SlidingLogTest {
             .isEqualTo(rejected(5, 0, Duration.ofMillis(10_750), Duration.ofMillis(5_500), FIVE_PER_10S));
     }
 
+    @Test
+    void theEntryThatFillsTheLogNotesWhenOneMorePermitFits() {
+        RateLimiter limiter = limiter(Backend.REDIS, FIVE_PER_10S);
+        String key = SlidingWindowTest.redisKey(limiter);
+        assertThat(limiter.tryAcquire("k", 3).allowed()).isTrue(); // at 0 s
+        clock.set(t0 + 4 * SECOND);
+        assertThat(limiter.tryAcquire("k", 2).allowed()).isTrue(); // at 4 s: full
+        assertThat(log(key)).as("3 of 5 leave room: no hint; 5 of 5: the permits of 0 s leave at 10 s, 6 s after 4 s")
+            .extracting(Entry::total, Entry::time, Entry::fitsAfter, Entry::limit, Entry::cost)
+            .containsExactly(tuple(3L, t0, 0L, 5L, 3L), tuple(5L, t0 + 4 * SECOND, 6 * SECOND, 5L, 2L));
+
+        clock.set(t0 + 5 * SECOND);
+        assertThat(limiter.tryAcquire("k")).as("answered from the hint")
+            .isEqualTo(rejected(5, 0, Duration.ofSeconds(9), Duration.ofSeconds(5), FIVE_PER_10S));
+        clock.set(t0 + 10 * SECOND);
+        assertThat(limiter.tryAcquire("k", 3)).as("at the hint the 3 permits of 0 s leave; 3 more fill the log until the entry of 4 s leaves")
+            .isEqualTo(new Decision(true, 5, 0, Duration.ofSeconds(10), Duration.ZERO));
+        assertThat(log(key)).extracting(Entry::fitsAfter).containsExactly(6 * SECOND, 4 * SECOND);
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aRefundThenAClockGoingBackCountsOnlyTheEntriesStillLogged(Backend backend) {
@@ -329,19 +352,46 @@ class SlidingLogTest {
         assertThat(limiter.tryAcquire("k")).isEqualTo(new Decision(true, 2, 0, Duration.ofSeconds(10), Duration.ZERO));
     }
 
-    /** Members are '<total>:<hint>:<limit>:<cost>': totals rise by each entry's cost, in the order of the set. */
+    /**
+     * An entry of the log as sliding-log.lua packs its member: total, time, fits after, limit and cost,
+     * unsigned big-endian integers of 6, 7, 6, 4 and 4 bytes.
+     */
+    record Entry(long total, long time, long fitsAfter, long limit, long cost, double score) {
+
+        static Entry of(byte[] member, double score) {
+            assertThat(member).as("a member of 27 bytes").hasSize(27);
+            return new Entry(number(member, 0, 6), number(member, 6, 7), number(member, 13, 6), number(member, 19, 4),
+                    number(member, 23, 4), score);
+        }
+
+        private static long number(byte[] bytes, int from, int length) {
+            long n = 0;
+            for (int i = from; i < from + length; i++) {
+                n = (n << 8) | (bytes[i] & 0xff);
+            }
+            return n;
+        }
+    }
+
+    /** The log's entries, oldest first. */
+    List<Entry> log(String key) {
+        Set<Tuple> tuples = redis.execute(
+                (RedisCallback<Set<Tuple>>) connection -> connection.zSetCommands().zRangeWithScores(key.getBytes(StandardCharsets.UTF_8), 0, -1));
+        assertThat(tuples).isNotNull();
+        return tuples.stream().map(tuple -> Entry.of(tuple.getValue(), tuple.getScore())).toList();
+    }
+
+    /** Totals rise by each entry's cost, in the order of the set, and each entry's time is its score. */
     void assertRunningTotals(String key) {
-        Set<TypedTuple<String>> entries = redis.opsForZSet().rangeWithScores(key, 0, -1);
+        List<Entry> entries = log(key);
         assertThat(entries).isNotEmpty();
         long previous = -1;
-        for (TypedTuple<String> entry : entries) {
-            String[] parts = entry.getValue().split(":");
-            long total = Long.parseLong(parts[0]);
-            long cost = Long.parseLong(parts[3]);
+        for (Entry entry : entries) {
+            assertThat(entry.time()).as("%s", entry).isEqualTo((long) entry.score());
             if (previous >= 0) {
-                assertThat(total - cost).as("entry %s after total %d", entry.getValue(), previous).isEqualTo(previous);
+                assertThat(entry.total() - entry.cost()).as("%s after total %d", entry, previous).isEqualTo(previous);
             }
-            previous = total;
+            previous = entry.total();
         }
     }
 
@@ -453,8 +503,8 @@ class SlidingLogTest {
         if (backend == Backend.REDIS) {
             String key = SlidingWindowTest.redisKey(limiter);
             assertRunningTotals(key);
-            String newest = redis.opsForZSet().range(key, -1, -1).iterator().next();
-            assertThat(Long.parseLong(newest.split(":")[0])).as("1100 * (2^30 - 1) without a rebase").isLessThan(1L << 40);
+            List<Entry> entries = log(key);
+            assertThat(entries.get(entries.size() - 1).total()).as("1100 * (2^30 - 1) without a rebase").isLessThan(1L << 40);
         }
     }
 }
