@@ -77,6 +77,17 @@ if newest_time and newest_time > now then
   standing = newest_time
 end
 
+-- The oldest entry live after since: its total and time, and the total before it (the base of the
+-- live permits); with none live, 0, nil and the newest total.
+local function oldest_live(since)
+  local first = newest and redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'LIMIT', '0', '1')[1]
+  if not first then
+    return 0, nil, total
+  end
+  local first_total, first_time, _, _, first_cost = read(ENTRY, first)
+  return first_total, first_time, first_total - first_cost
+end
+
 -- Logs the request at standing, the newest time of all: it goes after every other entry, with the
 -- rejection hint for limit (both 0: none). Entries older than the longest window at standing can never
 -- count again. Returns the new newest time.
@@ -127,13 +138,7 @@ if count == 1 then
   end
   -- Live entries are later than standing - W.
   local since = standing - window
-  local first = newest and redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'LIMIT', '0', '1')[1]
-  local first_total, first_time, base = 0, 0, total
-  if first then
-    local _, _, first_cost
-    first_total, first_time, _, _, first_cost = read(ENTRY, first)
-    base = first_total - first_cost
-  end
+  local first_total, first_time, base = oldest_live(since)
   local used = total - base
   local allowed, wait, violated, retry_after = false, 0, 0, 0
   if permits == 0 then
@@ -163,7 +168,7 @@ if count == 1 then
     -- the oldest live entry's, or this call's own when none was live.
     local fits_after = 0
     if used == limit and wait == 0 then
-      fits_after = (first and first_time or standing) + window - standing
+      fits_after = (first_time or standing) + window - standing
     end
     newest_time = log(window, fits_after, limit)
   end
@@ -183,13 +188,7 @@ local over, worst, violated = 0, 0, 0
 for i = 1, count do
   local limit, window = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
   local since = standing - window
-  local first = newest and redis.call('ZRANGEBYSCORE', key, format('(%d', since), '+inf', 'LIMIT', '0', '1')[1]
-  local first_total, first_time, base = 0, 0, total
-  if first then
-    local _, _, first_cost
-    first_total, first_time, _, _, first_cost = read(ENTRY, first)
-    base = first_total - first_cost
-  end
+  local first_total, first_time, base = oldest_live(since)
   used[i] = total - base
   if permits > limit then
     if over == 0 then
