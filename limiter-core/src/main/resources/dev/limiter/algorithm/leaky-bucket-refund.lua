@@ -2,7 +2,7 @@
 -- to now first as a decision drains it, down to empty (docs/algorithms.md). Twin:
 -- dev.limiter.LeakyBucket#refund. Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
--- KEYS[1]  hash: v<i>, f<i> and t as in leaky-bucket.lua
+-- KEYS[1]  string of doubles t, v<i>, f<i> as in leaky-bucket.lua
 -- ARGV[2]  permits to give back, at least 1
 -- ARGV[4]  unused
 -- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
@@ -20,20 +20,20 @@ local function time_to(k, v, f, l)
   return q + ceildiv(r + f, l.limit)
 end
 
-local fields = {'t'}
-for i = 1, #limits do
-  fields[#fields + 1] = 'v' .. i
-  fields[#fields + 1] = 'f' .. i
+local layout = '<' .. string.rep('d', 1 + 2 * #limits)
+local stored = {}
+local value = redis.call('GET', KEYS[1])
+if value and #value == 8 * (1 + 2 * #limits) then
+  stored = {struct.unpack(layout, value)}
 end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
-local last = tonumber(stored[1]) or now
+local last = stored[1] or now
 local elapsed = math.max(0, now - last)
 
 local changed = false
 local v, f = {}, {}
 for i, l in ipairs(limits) do
-  v[i] = tonumber(stored[2 * i])
-  f[i] = tonumber(stored[2 * i + 1])
+  v[i] = stored[2 * i]
+  f[i] = stored[2 * i + 1]
   if not v[i] or not f[i] or elapsed >= time_to(0, v[i], f[i], l) then
     v[i], f[i] = 0, 0
   else
@@ -52,13 +52,11 @@ for i, l in ipairs(limits) do
   end
 end
 
-local remaining, reset, values = {}, {}, {'t', string.format('%d', math.max(now, last))}
+local remaining, reset, values = {}, {}, {math.max(now, last)}
 local whole = true
 for i, l in ipairs(limits) do
-  values[#values + 1] = 'v' .. i
-  values[#values + 1] = string.format('%d', v[i])
-  values[#values + 1] = 'f' .. i
-  values[#values + 1] = string.format('%d', f[i])
+  values[#values + 1] = v[i]
+  values[#values + 1] = f[i]
   remaining[i] = l.burst - v[i] - ((f[i] > 0) and 1 or 0)
   reset[i] = time_to(0, v[i], f[i], l)
   if reset[i] > 0 then
@@ -69,8 +67,7 @@ if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    redis.call('HSET', KEYS[1], unpack(values))
-    expire(reset)
+    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

@@ -1,9 +1,14 @@
 -- leaky-bucket: capacity B whose level drains continuously at L/W per microsecond (docs/algorithms.md).
 -- Twin: dev.limiter.LeakyBucket. Follows decide.lua, which reads the time and the arguments.
 --
--- KEYS[1]  hash: v<i> = whole permits in limit i's bucket, f<i> = the fraction over W (0 <= f < W),
---          so the level is v + f/W (above B: debt taken by waiting callers); t = time of the last
---          change. An absent key is an empty bucket.
+-- KEYS[1]  string of 1 + 2n doubles, little-endian (struct.pack('<d...')), for n limits: t = time of
+--          the last change, then per limit v<i> = whole permits in the bucket, f<i> = the fraction over
+--          W (0 <= f < W), so the level is v + f/W (above B: debt taken by waiting callers); whole
+--          numbers below 2^53, which a double holds exactly. An absent key (or one of another length)
+--          is an empty bucket. One string rather than a hash of decimals: GET, struct.unpack and one
+--          SET ... PX cost Redis less than HMGET, tonumber, HSET and PEXPIRE (docs/script-costs.md).
+--          The key's tail (lb2) differs from that of the hash layout (lb), so that no script reads the
+--          other layout during a rolling deploy.
 -- ARGV[4]  unused
 --
 -- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path;
@@ -20,13 +25,16 @@ end
 
 local key = KEYS[1]
 local format = string.format
+local pack, unpack_doubles = struct.pack, struct.unpack
 
 if count == 1 then
   local limit, window, burst = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-  local stored = redis.call('HMGET', key, 't', 'v1', 'f1')
-  local last = tonumber(stored[1]) or now
+  local stored = redis.call('GET', key)
+  local last, v, f = now, nil, nil
+  if stored and #stored == 24 then
+    last, v, f = unpack_doubles('<ddd', stored)
+  end
   local elapsed = (now > last) and (now - last) or 0
-  local v, f = tonumber(stored[2]), tonumber(stored[3])
   -- Microseconds until the bucket is empty: before draining, and (the same less elapsed) after it.
   -- Comparing with it first keeps elapsed, and so the product below, bounded.
   local reset = (v and f) and time_to(0, v, f, limit, window) or 0
@@ -59,22 +67,21 @@ if count == 1 then
   if allowed then
     v = v + permits
     reset = time_to(0, v, f, limit, window)
-    redis.call('HSET', key, 't', format('%d', (now > last) and now or last), 'v1', format('%d', v), 'f1', format('%d', f))
     local ms = ceildiv(reset, 1000)
-    redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+    redis.call('SET', key, pack('<ddd', (now > last) and now or last, v, f), 'PX', format('%d', (ms > 1) and ms or 1))
   end
   -- floor(B - v - f/W); below 0 while callers wait.
   local remaining = burst - v - ((f > 0) and 1 or 0)
   return {allowed and 1 or 0, 1, (remaining > 0) and remaining or 0, reset, retry_after, violated, wait, reset}
 end
 
-local fields = {'t'}
-for i = 1, count do
-  fields[2 * i] = 'v' .. i
-  fields[2 * i + 1] = 'f' .. i
+local layout = '<' .. string.rep('d', 1 + 2 * count)
+local stored = {}
+local value = redis.call('GET', key)
+if value and #value == 8 * (1 + 2 * count) then
+  stored = {unpack_doubles(layout, value)}
 end
-local stored = redis.call('HMGET', key, unpack(fields))
-local last = tonumber(stored[1]) or now
+local last = stored[1] or now
 local elapsed = (now > last) and (now - last) or 0
 
 -- Pass 1: drain each limit; the first limit the cost exceeds, and the longest wait.
@@ -82,7 +89,7 @@ local state = {}
 local over, worst, violated = 0, 0, 0
 for i = 1, count do
   local limit, window, burst = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
-  local v, f = tonumber(stored[2 * i]), tonumber(stored[2 * i + 1])
+  local v, f = stored[2 * i], stored[2 * i + 1]
   local reset = (v and f) and time_to(0, v, f, limit, window) or 0
   if reset > elapsed then
     local q, r = muldivmod(limit, elapsed, window)
@@ -121,15 +128,14 @@ else
 end
 
 -- Pass 2: apply the decision; the reply's lowest remaining and the resets.
-local values = allowed and {'t', format('%d', (now > last) and now or last)}
+local values = allowed and {(now > last) and now or last}
 local reported, lowest, reported_reset, reset_after = 0, 0, 0, 0
 for i = 1, count do
   local v, f, reset = state[6 * i - 2], state[6 * i - 1], state[6 * i]
   if allowed then
     v = v + permits
     reset = time_to(0, v, f, state[6 * i - 5], state[6 * i - 4])
-    values[4 * i - 1], values[4 * i] = 'v' .. i, format('%d', v)
-    values[4 * i + 1], values[4 * i + 2] = 'f' .. i, format('%d', f)
+    values[2 * i], values[2 * i + 1] = v, f
   end
   local remaining = state[6 * i - 3] - v - ((f > 0) and 1 or 0)
   if reported == 0 or remaining < lowest then
@@ -140,8 +146,7 @@ for i = 1, count do
   end
 end
 if allowed then
-  redis.call('HSET', key, unpack(values))
   local ms = ceildiv(reset_after, 1000)
-  redis.call('PEXPIRE', key, format('%d', (ms > 1) and ms or 1))
+  redis.call('SET', key, pack(layout, unpack(values)), 'PX', format('%d', (ms > 1) and ms or 1))
 end
 return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0, reset_after, retry_after, violated, wait, reported_reset}

@@ -2,7 +2,7 @@
 -- decision refills it, up to the burst (docs/algorithms.md). Twin: dev.limiter.TokenBucket#refund.
 -- Follows decide.lua and lib.lua, which parse the arguments as for a decision.
 --
--- KEYS[1]  hash: x<i>, f<i> and t as in token-bucket.lua
+-- KEYS[1]  string of doubles t, x<i>, f<i> as in token-bucket.lua
 -- ARGV[2]  tokens to give back, at least 1
 -- ARGV[4]  unused
 -- Reply    as a decision's: the key's quota after the refund; allowed is always 0 and means nothing
@@ -19,20 +19,20 @@ local function time_to(k, x, f, l)
   return q + ceildiv(r - f, l.limit)
 end
 
-local fields = {'t'}
-for i = 1, #limits do
-  fields[#fields + 1] = 'x' .. i
-  fields[#fields + 1] = 'f' .. i
+local layout = '<' .. string.rep('d', 1 + 2 * #limits)
+local stored = {}
+local value = redis.call('GET', KEYS[1])
+if value and #value == 8 * (1 + 2 * #limits) then
+  stored = {struct.unpack(layout, value)}
 end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
-local last = tonumber(stored[1]) or now
+local last = stored[1] or now
 local elapsed = math.max(0, now - last)
 
 local changed = false
 local x, f = {}, {}
 for i, l in ipairs(limits) do
-  x[i] = tonumber(stored[2 * i])
-  f[i] = tonumber(stored[2 * i + 1])
+  x[i] = stored[2 * i]
+  f[i] = stored[2 * i + 1]
   if not x[i] or not f[i] or elapsed >= time_to(l.burst, x[i], f[i], l) then
     x[i], f[i] = l.burst, 0
   else
@@ -51,13 +51,11 @@ for i, l in ipairs(limits) do
   end
 end
 
-local remaining, reset, values = {}, {}, {'t', string.format('%d', math.max(now, last))}
+local remaining, reset, values = {}, {}, {math.max(now, last)}
 local whole = true
 for i, l in ipairs(limits) do
-  values[#values + 1] = 'x' .. i
-  values[#values + 1] = string.format('%d', x[i])
-  values[#values + 1] = 'f' .. i
-  values[#values + 1] = string.format('%d', f[i])
+  values[#values + 1] = x[i]
+  values[#values + 1] = f[i]
   remaining[i] = x[i]
   reset[i] = time_to(l.burst, x[i], f[i], l)
   if reset[i] > 0 then
@@ -68,8 +66,7 @@ if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    redis.call('HSET', KEYS[1], unpack(values))
-    expire(reset)
+    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

@@ -46,17 +46,17 @@ final class RedisKeys {
     /**
      * End of every key of one algorithm, after the user key: a short tag, so algorithms never read each
      * other's state. A tag changes with its state's layout, so that during a rolling deploy no script
-     * reads a layout it does not know: fixed window's and gcra's end in 2 since their state became one
-     * string of doubles (fw and gc: a hash), sliding log's since its entries hold a rejection hint
-     * (sl: '&lt;total&gt;:&lt;cost&gt;').
+     * reads a layout it does not know: fixed window's, gcra's and the buckets' end in 2 since their state
+     * became one string of doubles (fw, gc, tb and lb: a hash), sliding log's since its entries hold
+     * their time and a rejection hint, packed (sl: decimal '&lt;total&gt;:&lt;cost&gt;').
      */
     static String tail(Algorithm algorithm) {
         return "}:" + switch (algorithm) {
             case FIXED_WINDOW -> "fw2";
             case SLIDING_WINDOW -> "sw";
             case SLIDING_LOG -> "sl2";
-            case TOKEN_BUCKET -> "tb";
-            case LEAKY_BUCKET -> "lb";
+            case TOKEN_BUCKET -> "tb2";
+            case LEAKY_BUCKET -> "lb2";
             case GCRA -> "gc2";
         };
     }

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
@@ -24,8 +23,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * What the bucket scripts leave in Redis: a few whole numbers per key (a hash, or gcra's one string of doubles),
- * with a TTL of exactly reset-after rounded up to the millisecond, and nothing at all for a rejected
+ * What the bucket scripts leave in Redis: a few whole numbers per key (one string of doubles), with a TTL of exactly reset-after rounded up to the millisecond, and nothing at all for a rejected
  * request.
  */
 @RedisTest
@@ -84,12 +82,12 @@ class BucketRedisStateTest {
     void aRejectedRequestWritesNothing(Algorithm algorithm) {
         RedisRateLimiter limiter = limiter("rejected", RateLimiterConfig.of(algorithm, LimitSpec.of(5, Duration.ofMinutes(1))));
         limiter.tryAcquire("k", 5);
-        Object before = state(algorithm, limiter.redisKey("k"));
+        String before = state(limiter.redisKey("k"));
         long ttlBefore = TestRedisSupport.pttl(redis, limiter.redisKey("k"));
         clock.advance(Duration.ofSeconds(3));
         assertThat(limiter.tryAcquire("k", 2).allowed()).isFalse();
         assertThat(limiter.tryAcquire("k", 6).neverAllowed()).isTrue();
-        assertThat(state(algorithm, limiter.redisKey("k"))).isEqualTo(before);
+        assertThat(state(limiter.redisKey("k"))).isEqualTo(before);
         assertThat(TestRedisSupport.pttl(redis, limiter.redisKey("k"))).as("not renewed").isLessThanOrEqualTo(ttlBefore);
 
         assertThat(limiter.tryAcquire("never-allowed", 6).neverAllowed()).isTrue();
@@ -97,7 +95,7 @@ class BucketRedisStateTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = { "LEAKY_BUCKET", "GCRA" })
+    @EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA" })
     void theStateIsOneTimeAndAWholeNumberWithAFractionPerLimit(Algorithm algorithm) {
         RedisRateLimiter limiter = limiter("layout", RateLimiterConfig.of(algorithm, LimitSpec.of(3, Duration.ofSeconds(10)),
                 LimitSpec.of(7, Duration.ofMinutes(1))));
@@ -109,28 +107,28 @@ class BucketRedisStateTest {
             // and t0 + 2 * 6*10^7 / 7 = t0 + 17142857 + 1/7; the fractions are over each limit, which the
             // state names: a retune may change the limit.
             long t0 = clock.nowMicros() - 1_000_001;
-            assertThat(gcraState(limiter.redisKey("k"))).containsExactly(clock.nowMicros(), t0 + 6_666_666, 2L, 3L, t0 + 17_142_857, 1L, 7L);
+            assertThat(doubles(redis, limiter.redisKey("k"))).containsExactly(clock.nowMicros(), t0 + 6_666_666, 2L, 3L, t0 + 17_142_857, 1L, 7L);
+        }
+        else if (algorithm == Algorithm.LEAKY_BUCKET) {
+            // One string of doubles t, v1, f1, v2, f2: 1 - 1000001 * 3 / 10^7 + 1 = 1 + 6999997/10^7 permits;
+            // 1 - 1000001 * 7 / 6*10^7 + 1 = 1 + 52999993/6*10^7.
+            assertThat(doubles(redis, limiter.redisKey("k"))).containsExactly(clock.nowMicros(), 1L, 6_999_997L, 1L, 52_999_993L);
         }
         else {
-            Map<Object, Object> state = redis.opsForHash().entries(limiter.redisKey("k"));
-            assertThat(state).containsOnlyKeys("t", "v1", "f1", "v2", "f2");
-            assertThat(state.get("t")).isEqualTo(Long.toString(clock.nowMicros()));
-            // 1 - 1000001 * 3 / 10^7 + 1 = 1 + 6999997/10^7 permits; 1 - 1000001 * 7 / 6*10^7 + 1 = 1 + 52999993/6*10^7.
-            assertThat(state).containsEntry("v1", "1").containsEntry("f1", "6999997").containsEntry("v2", "1").containsEntry("f2", "52999993");
+            // One string of doubles t, x1, f1, x2, f2: 3 - 1 + 1000001 * 3 / 10^7 - 1 = 1 + 3000003/10^7 tokens;
+            // 7 - 1 + 1000001 * 7 / 6*10^7 - 1 = 5 + 7000007/6*10^7.
+            assertThat(doubles(redis, limiter.redisKey("k"))).containsExactly(clock.nowMicros(), 1L, 3_000_003L, 5L, 7_000_007L);
         }
     }
 
-    /** The key's state as stored: gcra's one string (its bytes, in hex), the other buckets' hash. */
-    private Object state(Algorithm algorithm, String key) {
-        if (algorithm == Algorithm.GCRA) {
-            byte[] value = redis.execute((RedisCallback<byte[]>) connection -> connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8)));
-            return (value != null) ? HexFormat.of().formatHex(value) : null;
-        }
-        return redis.opsForHash().entries(key);
+    /** The key's state as stored: one string (its bytes, in hex). */
+    private String state(String key) {
+        byte[] value = redis.execute((RedisCallback<byte[]>) connection -> connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8)));
+        return (value != null) ? HexFormat.of().formatHex(value) : null;
     }
 
-    /** gcra's state: the whole numbers its doubles hold, little-endian, as gcra.lua packs them. */
-    private List<Long> gcraState(String key) {
+    /** A bucket's state: the whole numbers its doubles hold, little-endian, as the bucket scripts pack them. */
+    static List<Long> doubles(StringRedisTemplate redis, String key) {
         byte[] value = redis.execute((RedisCallback<byte[]>) connection -> connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8)));
         assertThat(value).isNotNull();
         ByteBuffer doubles = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);

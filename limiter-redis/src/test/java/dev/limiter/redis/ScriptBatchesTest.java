@@ -241,13 +241,13 @@ class ScriptBatchesTest {
         assertThat(factory.batches().batchedDecisions()).isEqualTo(14);
     }
 
-    /** A decision that fails in Redis (its key holds another type) fails alone; the others of its batch are decided. */
+    /** A decision that fails in Redis (its key holds a list, not a string) fails alone; the others of its batch are decided. */
     @Test
     void aDecisionRedisFailsInABatchGoesToItsPolicyAlone() throws Exception {
         StringRedisTemplate template = slowTemplate(Duration.ofSeconds(2));
         RedisRateLimiterFactory factory = batchedFactory(template, 64).clock(clock).failurePolicy(FailurePolicy.DENY).build();
         RedisRateLimiter limiter = (RedisRateLimiter) factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10)));
-        TestRedisSupport.shared().opsForValue().set(limiter.redisKey("bad"), "not a hash");
+        TestRedisSupport.shared().opsForList().leftPush(limiter.redisKey("bad"), "not a bucket");
         List<Future<Decision>> decided = inQueueOrder(factory.batches(), List.of(() -> limiter.tryAcquire("a"), () -> limiter.tryAcquire("b"),
                 () -> limiter.tryAcquire("k"), () -> limiter.tryAcquire("bad"), () -> limiter.tryAcquire("k")));
         assertThat(decided.get(2).get().source()).isEqualTo(DecisionSource.REDIS);

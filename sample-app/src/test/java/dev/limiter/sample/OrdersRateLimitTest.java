@@ -87,7 +87,7 @@ class OrdersRateLimitTest {
     void theLimitIsKeptInRedisWithATimeToLive() throws Exception {
         assertThat(orders("erin").statusCode()).isEqualTo(200);
         // One key, in the user's hash tag; it ends with a digest of the limiter's configuration.
-        Set<String> keys = redis.keys(prefix + ":{orders:erin}:tb:*");
+        Set<String> keys = redis.keys(prefix + ":{orders:erin}:tb2:*");
         assertThat(keys).hasSize(1);
         // After one call the bucket is full again in 2 s, so that is all the key may live.
         Long ttl = redis.getExpire(keys.iterator().next(), TimeUnit.MILLISECONDS);
