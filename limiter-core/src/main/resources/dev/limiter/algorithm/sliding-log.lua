@@ -89,8 +89,8 @@ local function oldest_live(since)
 end
 
 -- Logs the request at standing, the newest time of all: it goes after every other entry, with the
--- rejection hint for limit (both 0: none). Entries older than the longest window at standing can never
--- count again. Returns the new newest time.
+-- rejection hint fits_after under limit (fits_after 0: no hint; several limits write 0 for both).
+-- Entries older than the longest window at standing can never count again. Returns the new newest time.
 local function log(longest, fits_after, limit)
   local cutoff = standing - longest
   -- An absent key has nothing to remove.
