@@ -173,7 +173,7 @@ class RetuneTests {
 
                 // A limiter with plans is not retuned through the endpoint either: it says why.
                 var refused = context.getBean(LimitersEndpoint.class)
-                    .retune("tiers", null, "5", null, null, null, null, null, null, null);
+                    .retune("tiers", null, "5", null, null, null, null, null, null, null, null, null);
                 assertThat(refused.getStatus()).isEqualTo(400);
                 assertThat(refused.getBody().refused().property()).isEqualTo("limiter.limiters.tiers.plans");
 
@@ -220,7 +220,7 @@ class RetuneTests {
             take(4, () -> service.order("carol"));
 
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> kept = endpoint.retune("orders", null, "20", null, null, null, null, null,
-                    null, null);
+                    null, null, null, null);
             assertThat(kept.getStatus()).isEqualTo(200);
             assertThat(kept.getBody().changed()).isTrue();
             assertThat(kept.getBody().stateKept()).isTrue();
@@ -229,29 +229,29 @@ class RetuneTests {
             assertThat(endpoint.quota("orders", "carol").remaining()).isEqualTo(16);
 
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> fresh = endpoint.retune("orders", null, null, "20s", null, null, null,
-                    null, null, null);
+                    null, null, null, null, null);
             assertThat(fresh.getBody().stateKept()).isFalse();
             assertThat(fresh.getBody().state()).contains("the windows changed ([PT10S] to [PT20S])");
             assertThat(endpoint.quota("orders", "carol").remaining()).isEqualTo(20);
 
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> several = endpoint.retune("orders", "gcra", null, null, null,
-                    List.of(Map.of("limit", 2, "window", "1s", "burst", 3), Map.of("limit", 100, "window", "1h")), null, "200ms", null, null);
+                    "2/1s/3, 100/1h", null, "200ms", null, null, null, null);
             assertThat(several.getStatus()).isEqualTo(200);
             assertThat(several.getBody().current().limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(2, "PT1S", 3L),
                     new LimitersEndpoint.LimitDescriptor(100, "PT1H", 100L));
             assertThat(several.getBody().current().maxWait()).isEqualTo("PT0.2S");
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> single = endpoint.retune("orders", null, "5", "10s", null, null, null,
-                    "0s", null, null);
+                    "0s", null, null, null, null);
             assertThat(single.getBody().current().limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(5, "PT10S", 5L));
 
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> refused = endpoint.retune("orders", "sliding-window", null, null, null,
-                    null, "7", null, null, null);
+                    null, "7", null, null, null, null, null);
             assertThat(refused.getStatus()).isEqualTo(400);
             assertThat(refused.getBody().refused().property()).isEqualTo("@RateLimited on Service.order(String)");
             assertThat(refused.getBody().refused().problem()).contains("does not divide into 7 sub-windows");
             assertThat(refused.getBody().current().algorithm()).as("still in force").isEqualTo("gcra");
 
-            assertThat(endpoint.retune("nonesuch", null, "5", null, null, null, null, null, null, null).getStatus()).isEqualTo(404);
+            assertThat(endpoint.retune("nonesuch", null, "5", null, null, null, null, null, null, null, null, null).getStatus()).isEqualTo(404);
         });
     }
 

@@ -22,7 +22,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * An operator retunes the sample's limiters over HTTP, {@code POST /actuator/limiters/{name}}, while it
  * runs: the very next requests are limited by the new values. {@code status} keeps each client's used
  * permits ({@code on-retune: keep}), {@code orders} starts every key fresh (the default). A bad value
- * is refused with the property and the problem, and the limits in force stay. The context is thrown
+ * is refused with the property and the problem, and the limits in force stay. {@code search} gets
+ * several limits and {@code quotes} (gcra) a lease, as text: a web endpoint's body holds nothing else. The context is thrown
  * away afterwards, so no other test sees the retuned limits.
  */
 @RedisTest
@@ -81,6 +82,28 @@ class RetuneOverHttpTest {
                 "\"problem\":\"The window must be positive");
         assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).contains("\"window\":\"PT10S\"");
         assertThat(post("/actuator/limiters/nonesuch", "{\"limit\": 5}").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void severalLimitsAndALeaseAreTextOverHttpCheckedAsAtStartup() throws Exception {
+        HttpResponse<String> several = post("/actuator/limiters/search", "{\"limits\": \"10/1s, 100/1m\"}");
+        assertThat(several.statusCode()).as(several.body()).isEqualTo(200);
+        assertThat(several.body()).contains("\"limits\":[{\"limit\":10,\"window\":\"PT1S\",\"burst\":null},{\"limit\":100,\"window\":\"PT1M\"");
+        HttpResponse<String> notLimits = post("/actuator/limiters/search", "{\"limits\": \"10 per second\"}");
+        assertThat(notLimits.statusCode()).isEqualTo(400);
+        assertThat(notLimits.body()).contains("\"property\":\"limiter.limiters.search.limits\"", "\\\"10/1s, 1000/1h\\\"");
+
+        HttpResponse<String> leasing = post("/actuator/limiters/quotes", "{\"leasePermits\": 2, \"leaseTtl\": \"100ms\"}");
+        assertThat(leasing.statusCode()).as(leasing.body()).isEqualTo(200);
+        assertThat(leasing.body()).contains("\"changed\":true", "\"lease\":{\"permits\":2,\"ttl\":\"PT0.1S\"}");
+        HttpResponse<String> refused = post("/actuator/limiters/quotes", "{\"leasePermits\": 0}");
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("\"property\":\"limiter.limiters.quotes.lease.permits\"");
+        assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).as("the lease in force stays")
+            .contains("\"lease\":{\"permits\":2,\"ttl\":\"PT0.1S\"}");
+        HttpResponse<String> off = post("/actuator/limiters/quotes", "{\"leasePermits\": \"\", \"leaseTtl\": \"\"}");
+        assertThat(off.statusCode()).as(off.body()).isEqualTo(200);
+        assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).contains("\"lease\":null");
     }
 
     private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {

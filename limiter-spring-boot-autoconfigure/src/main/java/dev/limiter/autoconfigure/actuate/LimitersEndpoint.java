@@ -1,6 +1,7 @@
 package dev.limiter.autoconfigure.actuate;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -218,13 +219,16 @@ public final class LimitersEndpoint {
     /**
      * Retunes limiter {@code name} with the values given, each optional: they are written into the
      * Environment above every other source (see {@link LimiterRetuner#retune(String, Map)}) and applied
-     * at once, checked as at startup. {@code limits} is a list of objects of limit, window and burst.
-     * 404 for an unknown limiter; 400 naming the property refused and why, the limits in force staying.
+     * at once, checked as at startup. Every value is text, as a web endpoint's body holds nothing else:
+     * {@code limits} is several limits as {@code "<limit>/<window>"} or {@code "<limit>/<window>/<burst>"},
+     * separated by commas ({@code "10/1s, 1000/1h"}); {@code leasePermits} and {@code leaseTtl} set the
+     * lease (empty values stop leasing). 404 for an unknown limiter; 400 naming the property refused and why, the limits in force staying.
      */
     @WriteOperation
     public WebEndpointResponse<RetuneDescriptor> retune(@Selector String name, @Nullable String algorithm, @Nullable String limit,
-            @Nullable String window, @Nullable String burst, @Nullable List<Map<String, Object>> limits, @Nullable String subWindows,
-            @Nullable String maxWait, @Nullable String onRedisFailure, @Nullable String onRetune) {
+            @Nullable String window, @Nullable String burst, @Nullable String limits, @Nullable String subWindows,
+            @Nullable String maxWait, @Nullable String onRedisFailure, @Nullable String onRetune, @Nullable String leasePermits,
+            @Nullable String leaseTtl) {
         if (registry.find(name).isEmpty()) {
             if (!registry.plans(name).isEmpty()) {
                 return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, registered(name), null, null,
@@ -239,12 +243,20 @@ public final class LimitersEndpoint {
         values.put("limit", limit);
         values.put("window", window);
         values.put("burst", burst);
-        values.put("limits", limits);
         values.put("sub-windows", subWindows);
         values.put("max-wait", maxWait);
         values.put("on-redis-failure", onRedisFailure);
         values.put("on-retune", onRetune);
+        if (leasePermits != null || leaseTtl != null) {
+            Map<String, Object> lease = new LinkedHashMap<>();
+            lease.put("permits", leasePermits);
+            lease.put("ttl", leaseTtl);
+            values.put("lease", lease);
+        }
         try {
+            if (limits != null) {
+                values.put("limits", limits(name, limits));
+            }
             Retuning retuning = retuner.retune(name, values);
             return new WebEndpointResponse<>(new RetuneDescriptor(name, retuning.changed(), retuning.previous().toString(),
                     registered(name), retuning.stateKept(), retuning.state(), null));
@@ -254,6 +266,30 @@ public final class LimitersEndpoint {
                     new RefusalDescriptor(ex.getWhere(), ex.getValue(), ex.getProblem(), ex.getAction())),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
+    }
+
+    /**
+     * The limits of {@code text}, {@code "<limit>/<window>"} or {@code "<limit>/<window>/<burst>"} separated by
+     * commas, as the retuner takes several limits; the retuner checks the values.
+     */
+    private static List<Map<String, Object>> limits(String name, String text) {
+        List<Map<String, Object>> limits = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            String[] values = part.trim().split("/", -1);
+            if (values.length < 2 || values.length > 3 || Arrays.stream(values).anyMatch((value) -> value.isBlank())) {
+                throw new LimiterConfigurationException("limiter.limiters." + name + ".limits", "\"" + text + "\"", "Not a list of limits",
+                        "Write each limit as \"<limit>/<window>\" or \"<limit>/<window>/<burst>\", separated by commas, "
+                                + "such as \"10/1s, 1000/1h\"");
+            }
+            Map<String, Object> limit = new LinkedHashMap<>();
+            limit.put("limit", values[0].trim());
+            limit.put("window", values[1].trim());
+            if (values.length == 3) {
+                limit.put("burst", values[2].trim());
+            }
+            limits.add(limit);
+        }
+        return limits;
     }
 
     /** The limiter of that name, with or without plans; null when there is none. */
