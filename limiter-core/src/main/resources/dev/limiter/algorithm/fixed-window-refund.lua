@@ -12,12 +12,7 @@
 -- to give back. An absent key, or one with nothing to give back, is left as it is: nothing is written.
 -- A key whole again after the refund is deleted, as it is then the same as an absent one.
 
-local layout = '<' .. string.rep('d', 2 * #limits)
-local stored = {}
-local value = redis.call('GET', KEYS[1])
-if value and #value == 16 * #limits then
-  stored = {struct.unpack(layout, value)}
-end
+local stored, layout = stored_doubles(2 * #limits)
 
 local changed = false
 local index, used, window_end = {}, {}, {}
@@ -51,8 +46,7 @@ if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    -- The layout of fixed-window.lua: one string, its TTL (lib.lua's ttl) set with it.
-    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
+    store_doubles(layout, values, reset)
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

@@ -11,12 +11,7 @@
 -- or one whose tau is not after at, is idle and left as it is: nothing is written. A key idle in
 -- every limit after the refund is deleted, the same as an absent one.
 
-local layout = '<' .. string.rep('d', 3 * #limits + 1)
-local stored = {}
-local value = redis.call('GET', KEYS[1])
-if value and #value == 8 * (3 * #limits + 1) then
-  stored = {struct.unpack(layout, value)}
-end
+local stored, layout = stored_doubles(3 * #limits + 1)
 local at = math.max(now, stored[1] or now)
 
 -- The fraction f of a microsecond over the limit 'over', as one over L: rounded up, as gcra.lua does.
@@ -83,8 +78,7 @@ if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    -- The layout of gcra.lua: one string, its TTL (lib.lua's ttl) set with it.
-    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
+    store_doubles(layout, values, reset)
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

@@ -20,12 +20,7 @@ local function time_to(k, v, f, l)
   return q + ceildiv(r + f, l.limit)
 end
 
-local layout = '<' .. string.rep('d', 1 + 2 * #limits)
-local stored = {}
-local value = redis.call('GET', KEYS[1])
-if value and #value == 8 * (1 + 2 * #limits) then
-  stored = {struct.unpack(layout, value)}
-end
+local stored, layout = stored_doubles(1 + 2 * #limits)
 local last = stored[1] or now
 local elapsed = math.max(0, now - last)
 
@@ -67,7 +62,7 @@ if changed then
   if whole then
     redis.call('DEL', KEYS[1])
   else
-    redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
+    store_doubles(layout, values, reset)
   end
 end
 return reply(false, 0, 0, 0, remaining, reset)

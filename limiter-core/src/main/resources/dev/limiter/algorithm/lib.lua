@@ -1,5 +1,6 @@
 -- What the refund scripts add to decide.lua (LuaScript sends decide.lua, this, then the refund
--- script): the limits as a table, and the reply that reports several limits' quotas, built on
+-- script): the limits as a table, the reply that reports several limits' quotas, and the state kept
+-- as a string of doubles (read and written with its TTL), built on
 -- decide.lua's time, permits and exact arithmetic (divmod, muldivmod, ceildiv). See
 -- docs/algorithms.md. The decision scripts go without these tables and closures, which Redis would
 -- pay for on every call (docs/script-costs.md).
@@ -48,4 +49,21 @@ end
 -- Keeps a hash's state only as long as it differs from an absent key.
 local function expire(reset)
   redis.call('PEXPIRE', KEYS[1], ttl(reset))
+end
+
+-- The key's state kept as n doubles, little-endian (struct.pack('<d...'): fixed-window, the buckets
+-- and gcra): the numbers as a table, empty when the key is absent or holds another layout (another
+-- length); and the layout, for store_doubles.
+local function stored_doubles(n)
+  local layout = '<' .. string.rep('d', n)
+  local value = redis.call('GET', KEYS[1])
+  if value and #value == 8 * n then
+    return {struct.unpack(layout, value)}, layout
+  end
+  return {}, layout
+end
+
+-- Writes values as the key's state in that layout, kept only as long as it differs from an absent key.
+local function store_doubles(layout, values, reset)
+  redis.call('SET', KEYS[1], struct.pack(layout, unpack(values)), 'PX', ttl(reset))
 end

@@ -76,9 +76,12 @@ local newest_time = tonumber(newest[2])
 if given > 0 then
   local entry = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
   newest_time = tonumber(entry[2])
-  if entry[1] and select(3, struct.unpack(ENTRY, entry[1])) > 0 then
-    redis.call('ZREM', KEYS[1], entry[1])
-    redis.call('ZADD', KEYS[1], entry[2], member(total_of(entry[1]), entry[2], cost_of(entry[1])))
+  if entry[1] then
+    local kept, time, fits_after, _, cost = struct.unpack(ENTRY, entry[1])
+    if fits_after > 0 then
+      redis.call('ZREM', KEYS[1], entry[1])
+      redis.call('ZADD', KEYS[1], entry[2], member(kept, time, cost))
+    end
   end
 end
 local remaining, reset = {}, {}
