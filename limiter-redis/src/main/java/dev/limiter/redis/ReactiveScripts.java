@@ -1,10 +1,15 @@
 package dev.limiter.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.core.ReactiveRedisOperations;
+
+import reactor.core.publisher.Mono;
 
 /**
  * Runs the limiters' scripts through Spring Data Redis' reactive API, so that no thread waits for
@@ -35,11 +40,33 @@ final class ReactiveScripts {
     }
 
     /**
+     * Runs {@code script} on the first {@code keys} of {@code keysAndArgs}, UTF-8 encoded, the rest
+     * being its arguments, as {@link BlockingScripts#execute(LuaScript, int, byte[][])} takes them.
+     */
+    CompletableFuture<List<?>> execute(LuaScript script, int keys, byte[][] keysAndArgs) {
+        List<String> keyList = new ArrayList<>(keys);
+        List<String> args = new ArrayList<>(keysAndArgs.length - keys);
+        for (int i = 0; i < keysAndArgs.length; i++) {
+            (i < keys ? keyList : args).add(new String(keysAndArgs[i], StandardCharsets.UTF_8));
+        }
+        return redis.execute(script, keyList, args).<List<?>>map((reply) -> reply).single().toFuture();
+    }
+
+    /** Whether this Redis is a cluster, which needs every key of one script in one slot; sends nothing to Redis. */
+    CompletableFuture<Boolean> isCluster() {
+        return redis.execute((connection) -> Mono.just(connection instanceof ReactiveRedisClusterConnection)).next().toFuture();
+    }
+
+    /**
      * Connects now and sends a PING, blocking: for startup only, so that the first decision does not
      * connect on its caller's thread. Bounded, should the connection have no timeout of its own.
+     *
+     * @return whether this Redis is a cluster
      */
-    void connect() {
-        redis.execute((connection) -> connection.ping()).blockLast(CONNECT_AT_MOST);
+    boolean connect() {
+        Boolean cluster = redis.execute((connection) -> connection.ping().map((pong) -> connection instanceof ReactiveRedisClusterConnection))
+            .blockLast(CONNECT_AT_MOST);
+        return Boolean.TRUE.equals(cluster);
     }
 
     @Override

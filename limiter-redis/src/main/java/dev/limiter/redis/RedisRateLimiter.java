@@ -62,6 +62,9 @@ final class RedisRateLimiter implements RateLimiter {
     /** Sends blocking decisions that meet in flight as one script call; null to send each alone. */
     private final @Nullable ScriptBatches batches;
 
+    /** Sends asynchronous decisions that meet in flight as one script call; null to send each alone. */
+    private final @Nullable ReactiveBatches reactiveBatches;
+
     /** The same Redis, for what is not a script: resetting a key. */
     private final RedisOperations<String, String> operations;
 
@@ -95,13 +98,15 @@ final class RedisRateLimiter implements RateLimiter {
      */
     RedisRateLimiter(String name, @Nullable String plan, RateLimiterConfig config, Tuner tuner, RedisOperations<String, String> redis,
             @Nullable ReactiveScripts reactive, String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability,
-            DecisionListener listener, @Nullable LocalDenyCache denyCache, @Nullable ScriptBatches batches) {
+            DecisionListener listener, @Nullable LocalDenyCache denyCache, @Nullable ScriptBatches batches,
+            @Nullable ReactiveBatches reactiveBatches) {
         this.name = RateLimiterFactory.checkName(name);
         this.plan = (plan != null) ? RateLimiterFactory.checkPlan(plan) : null;
         this.tuner = tuner;
         this.tuning = new AtomicReference<>(tuner.tuning(name, config));
         this.redis = new BlockingScripts(redis);
         this.batches = batches;
+        this.reactiveBatches = reactiveBatches;
         this.operations = redis;
         this.reactive = reactive;
         this.keyHead = (plan != null) ? RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name, plan)
@@ -122,6 +127,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.tuner = limiter.tuner;
         this.redis = limiter.redis;
         this.batches = limiter.batches;
+        this.reactiveBatches = limiter.reactiveBatches;
         this.operations = limiter.operations;
         this.reactive = limiter.reactive;
         this.keyHead = limiter.keyHead;
@@ -356,11 +362,16 @@ final class RedisRateLimiter implements RateLimiter {
             if (!availability.available()) {
                 return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
             }
-            Object[] args = (leaseCall != null) ? leaseArgs(tuned, permits) : args(tuned, permits);
             try {
                 scriptCalls.increment();
-                reply = reactive.execute((leaseCall != null) ? Objects.requireNonNull(tuned.leaseScript()) : tuned.script(), redisKey,
-                        Arrays.asList(args));
+                if (leaseCall != null) {
+                    // A lease call is never batched: it runs the algorithm twice, for this caller alone.
+                    reply = reactive.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, Arrays.asList(leaseArgs(tuned, permits)));
+                }
+                else {
+                    reply = (reactiveBatches != null) ? reactiveBatches.execute(tuned.script(), tuned.codec(), redisKey, now(), permits)
+                            : reactive.execute(tuned.script(), redisKey, Arrays.asList(args(tuned, permits)));
+                }
             }
             catch (RuntimeException ex) {
                 availability.failed(redisKey, ex);
@@ -436,7 +447,8 @@ final class RedisRateLimiter implements RateLimiter {
         return decision;
     }
 
-    private static RuntimeException runtime(Throwable failure) {
+    /** What a future failed with, unwrapped from the {@code CompletionException} a dependent stage sees. */
+    static RuntimeException runtime(Throwable failure) {
         Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
         return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
     }

@@ -72,6 +72,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** Sends blocking decisions that meet in flight as one script call, shared by the limiters; null when off. */
     private final @Nullable ScriptBatches batches;
 
+    /** The same for asynchronous decisions through {@link #reactive}; null when either is off. */
+    private final @Nullable ReactiveBatches reactiveBatches;
+
     private final Background background = new Background();
 
     private final InstanceRegistry instances;
@@ -106,6 +109,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 settings.expectedInstances);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
         this.batches = (settings.maxBatchSize > 0) ? new ScriptBatches(new BlockingScripts(settings.redis), settings.maxBatchSize) : null;
+        this.reactiveBatches = (settings.maxBatchSize > 0 && settings.reactive != null)
+                ? new ReactiveBatches(settings.reactive, settings.maxBatchSize) : null;
         this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
                 (clock != null) ? clock : () -> System.nanoTime() / 1_000L);
     }
@@ -266,15 +271,16 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         }
 
         /**
-         * Batching: blocking decisions that meet in flight go to Redis as one script call deciding
-         * them one after the other, so that Redis pays the fixed cost of a call (EVALSHA, TIME, the
-         * reply) once per batch instead of once per decision. While two calls are on their way, further
-         * decisions queue, and the next caller to find a call free sends them all; a decision that
-         * finds a call free goes out at once, alone, as without batching, so nothing waits for
-         * company. Each caller gets its own decision, the one its script would have given it alone.
-         * A batch that fails goes to the failure policy of each of its callers. On a Redis Cluster,
-         * only decisions of one hash slot are batched together. Asynchronous requests
-         * ({@code tryAcquireAsync} through {@link #reactiveRedis}) are not batched.
+         * Batching: decisions that meet in flight go to Redis as one script call deciding them one
+         * after the other, so that Redis pays the fixed cost of a call (EVALSHA, TIME, the reply) once
+         * per batch instead of once per decision. While two calls are on their way, further decisions
+         * queue, and the next caller to find a call free (for asynchronous requests through
+         * {@link #reactiveRedis}, the thread that reads a reply) sends them all; a decision that finds
+         * a call free goes out at once, alone, as without batching, so nothing waits for company.
+         * Each caller gets its own decision, the one its script would have given it alone. A batch
+         * that fails goes to the failure policy of each of its callers. On a Redis Cluster, only
+         * decisions of one hash slot are batched together. Blocking and asynchronous decisions queue
+         * apart, each for its own connection.
          *
          * @param maxBatchSize most decisions sent in one call, at least 1 (1 sends each alone, as
          *     without batching, but still queues behind two calls in flight)
@@ -348,7 +354,10 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             try {
                 loadScripts();
                 if (reactive != null) {
-                    reactive.connect();
+                    boolean cluster = reactive.connect();
+                    if (reactiveBatches != null) {
+                        reactiveBatches.connected(cluster);
+                    }
                 }
                 // The first heartbeat now, so that the count includes this instance from the start.
                 instances.beat();
@@ -403,7 +412,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         }
     }
 
-    /** Whether blocking decisions that meet in flight go to Redis as one script call ({@link Builder#batching}). */
+    /** Whether decisions that meet in flight go to Redis as one script call ({@link Builder#batching}). */
     public boolean isBatching() {
         return batches != null;
     }
@@ -413,15 +422,21 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         return batches;
     }
 
+    /** The batching of this factory's asynchronous decisions; null when off. For tests. */
+    @Nullable ReactiveBatches reactiveBatches() {
+        return reactiveBatches;
+    }
+
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, listener, denyCache, batches);
+        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, listener, denyCache, batches,
+                reactiveBatches);
     }
 
     /** A plan's limiter: the plan is part of each of its Redis keys, so no other plan reads its state. */
     @Override
     public RateLimiter create(String name, String plan, RateLimiterConfig config) {
         return new RedisRateLimiter(name, RateLimiterFactory.checkPlan(plan), config, tuner, redis, reactive, keyPrefix, clock, availability,
-                listener, denyCache, batches);
+                listener, denyCache, batches, reactiveBatches);
     }
 }

@@ -108,8 +108,11 @@ final class ScriptBatches {
         return maxSize;
     }
 
-    /** One decision waiting for its reply. */
-    private static final class Call {
+    /**
+     * One decision queued for a batch, blocking or not: what its script needs, and how its caller
+     * hears the reply. Shared with {@link ReactiveBatches}, which sends the same batch script.
+     */
+    abstract static class Queued {
 
         final LuaScript script;
 
@@ -121,6 +124,26 @@ final class ScriptBatches {
 
         final long permits;
 
+        Queued(LuaScript script, ScriptCodec codec, String key, @Nullable Long nowMicros, long permits) {
+            this.script = script;
+            this.codec = codec;
+            this.key = key;
+            this.nowMicros = nowMicros;
+            this.permits = permits;
+        }
+
+        /** Whether this decision runs the same script with the same fixed arguments as {@code other}'s. */
+        boolean sameConfiguration(Queued other) {
+            return codec == other.codec && script == other.script;
+        }
+
+        /** Hands the caller its reply, or its failure; called once. */
+        abstract void complete(@Nullable List<?> reply, @Nullable RuntimeException failure);
+    }
+
+    /** One blocking decision: its caller parks until {@link #complete} wakes it. */
+    private static final class Call extends Queued {
+
         final Thread caller = Thread.currentThread();
 
         private @Nullable List<?> reply;
@@ -131,18 +154,10 @@ final class ScriptBatches {
         private volatile boolean done;
 
         Call(LuaScript script, ScriptCodec codec, String key, @Nullable Long nowMicros, long permits) {
-            this.script = script;
-            this.codec = codec;
-            this.key = key;
-            this.nowMicros = nowMicros;
-            this.permits = permits;
+            super(script, codec, key, nowMicros, permits);
         }
 
-        /** Whether this decision runs the same script with the same fixed arguments as {@code other}'s. */
-        boolean sameConfiguration(Call other) {
-            return codec == other.codec && script == other.script;
-        }
-
+        @Override
         void complete(@Nullable List<?> reply, @Nullable RuntimeException failure) {
             this.reply = reply;
             this.failure = failure;
@@ -223,7 +238,6 @@ final class ScriptBatches {
             }
         }
 
-        /** Sends the queued decisions, at most maxSize, as one call. */
         /** A place in flight taken by this thread, given back once, as soon as Redis has answered. */
         private final class Place {
 
@@ -238,6 +252,7 @@ final class ScriptBatches {
             }
         }
 
+        /** Sends the queued decisions, at most maxSize, as one call. */
         private void sendQueued(Place place) {
             List<Call> batch = new ArrayList<>(Math.min(maxSize, 16));
             for (Call next; batch.size() < maxSize && (next = queue.poll()) != null;) {
@@ -290,68 +305,7 @@ final class ScriptBatches {
                 return;
             }
             place.release();
-            for (int i = 0; i < batch.size(); i++) {
-                Call call = batch.get(i);
-                if (replies == null || replies.size() < 8 * (i + 1)) {
-                    call.complete(null, new RedisSystemException("The batch script replied " + ((replies == null) ? "nothing"
-                            : replies.size() + " values") + " for " + batch.size() + " decisions", null));
-                    continue;
-                }
-                List<?> reply = replies.subList(8 * i, 8 * i + 8);
-                Object first = reply.get(0);
-                if (first instanceof Number) {
-                    call.complete(reply, null);
-                }
-                else {
-                    // The decision raised an error in Redis, as its script alone would have: that caller's failure alone.
-                    String message = (first instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(first);
-                    call.complete(null, new RedisSystemException("Redis failed a batched decision on " + call.key + ": " + message, null));
-                }
-            }
-        }
-
-        /**
-         * The keys and arguments of the batch script for {@code batch}, as {@code batch.lua} takes them:
-         * the keys; the configurations, each once with the arguments all its decisions share, already
-         * encoded; then each decision's configuration, time and permits. Mostly one configuration, so a
-         * decision adds 4 values to the call instead of its script's 8 or more.
-         */
-        private byte[][] keysAndArgs(List<Call> batch) {
-            List<Call> configurations = new ArrayList<>(4);
-            byte[][] configurationOf = new byte[batch.size()][];
-            int size = 1 + 4 * batch.size();
-            for (int i = 0; i < batch.size(); i++) {
-                Call call = batch.get(i);
-                int index = 0;
-                while (index < configurations.size() && !configurations.get(index).sameConfiguration(call)) {
-                    index++;
-                }
-                if (index == configurations.size()) {
-                    configurations.add(call);
-                    size += 2 + call.codec.fixedArguments().length;
-                }
-                configurationOf[i] = ScriptCodec.numberBytes(index + 1);
-            }
-            byte[][] keysAndArgs = new byte[size][];
-            int at = 0;
-            for (Call call : batch) {
-                keysAndArgs[at++] = call.key.getBytes(StandardCharsets.UTF_8);
-            }
-            keysAndArgs[at++] = ScriptCodec.numberBytes(configurations.size());
-            for (Call configuration : configurations) {
-                byte[][] fixed = configuration.codec.fixedArguments();
-                keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.script.batchIndex());
-                keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.codec.argumentCount());
-                System.arraycopy(fixed, 0, keysAndArgs, at, fixed.length);
-                at += fixed.length;
-            }
-            for (int i = 0; i < batch.size(); i++) {
-                Call call = batch.get(i);
-                keysAndArgs[at++] = configurationOf[i];
-                keysAndArgs[at++] = ScriptCodec.timeBytes(call.nowMicros);
-                keysAndArgs[at++] = ScriptCodec.numberBytes(call.permits);
-            }
-            return keysAndArgs;
+            answer(batch, replies);
         }
 
         /**
@@ -367,6 +321,75 @@ final class ScriptBatches {
             }
             for (Call queued; (queued = queue.poll()) != null;) {
                 queued.complete(null, failure);
+            }
+        }
+    }
+
+    /**
+     * The keys and arguments of the batch script for {@code batch}, as {@code batch.lua} takes them:
+     * the keys; the configurations, each once with the arguments all its decisions share, already
+     * encoded; then each decision's configuration, time and permits. Mostly one configuration, so a
+     * decision adds 4 values to the call instead of its script's 8 or more.
+     */
+    static byte[][] keysAndArgs(List<? extends Queued> batch) {
+        List<Queued> configurations = new ArrayList<>(4);
+        byte[][] configurationOf = new byte[batch.size()][];
+        int size = 1 + 4 * batch.size();
+        for (int i = 0; i < batch.size(); i++) {
+            Queued call = batch.get(i);
+            int index = 0;
+            while (index < configurations.size() && !configurations.get(index).sameConfiguration(call)) {
+                index++;
+            }
+            if (index == configurations.size()) {
+                configurations.add(call);
+                size += 2 + call.codec.fixedArguments().length;
+            }
+            configurationOf[i] = ScriptCodec.numberBytes(index + 1);
+        }
+        byte[][] keysAndArgs = new byte[size][];
+        int at = 0;
+        for (Queued call : batch) {
+            keysAndArgs[at++] = call.key.getBytes(StandardCharsets.UTF_8);
+        }
+        keysAndArgs[at++] = ScriptCodec.numberBytes(configurations.size());
+        for (Queued configuration : configurations) {
+            byte[][] fixed = configuration.codec.fixedArguments();
+            keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.script.batchIndex());
+            keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.codec.argumentCount());
+            System.arraycopy(fixed, 0, keysAndArgs, at, fixed.length);
+            at += fixed.length;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Queued call = batch.get(i);
+            keysAndArgs[at++] = configurationOf[i];
+            keysAndArgs[at++] = ScriptCodec.timeBytes(call.nowMicros);
+            keysAndArgs[at++] = ScriptCodec.numberBytes(call.permits);
+        }
+        return keysAndArgs;
+    }
+
+    /**
+     * Hands each decision of {@code batch} its part of the batch script's {@code replies}: its 8
+     * numbers, or, where Redis raised an error for that decision alone (as its script alone would
+     * have), a failure of that caller alone.
+     */
+    static void answer(List<? extends Queued> batch, @Nullable List<?> replies) {
+        for (int i = 0; i < batch.size(); i++) {
+            Queued call = batch.get(i);
+            if (replies == null || replies.size() < 8 * (i + 1)) {
+                call.complete(null, new RedisSystemException("The batch script replied " + ((replies == null) ? "nothing"
+                        : replies.size() + " values") + " for " + batch.size() + " decisions", null));
+                continue;
+            }
+            List<?> reply = replies.subList(8 * i, 8 * i + 8);
+            Object first = reply.get(0);
+            if (first instanceof Number) {
+                call.complete(reply, null);
+            }
+            else {
+                String message = (first instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(first);
+                call.complete(null, new RedisSystemException("Redis failed a batched decision on " + call.key + ": " + message, null));
             }
         }
     }

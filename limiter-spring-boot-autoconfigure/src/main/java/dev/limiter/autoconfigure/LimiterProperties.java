@@ -692,9 +692,9 @@ public class LimiterProperties {
     public static class Batching {
 
         /**
-         * Whether blocking decisions that queue behind calls in flight go to Redis as one script call,
-         * which decides each exactly as alone. Raises decisions per second under concurrency; on a
-         * Redis Cluster only decisions of one hash slot are batched together.
+         * Whether decisions that queue behind calls in flight, blocking and reactive alike, go to
+         * Redis as one script call, which decides each exactly as alone. Raises decisions per second
+         * under concurrency; on a Redis Cluster only decisions of one hash slot are batched together.
          */
         private boolean enabled = false;
 
