@@ -164,7 +164,7 @@ public final class BenchmarkRun {
             .include("^" + Pattern.quote(run.subject().benchmark.getName()) + "\\.decide$")
             .mode(Mode.Throughput)
             .timeUnit(TimeUnit.SECONDS)
-            .threads(run.threads())
+            .threads(run.jmhThreads())
             .forks(1)
             .warmupIterations(1)
             .warmupTime(TimeValue.milliseconds(timing.warmup(run.threads()).toMillis()))

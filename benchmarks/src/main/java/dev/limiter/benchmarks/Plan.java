@@ -19,6 +19,8 @@ final class Plan {
         LIMITER_ANNOTATED("Limiter, @RateLimited", LimiterRedisBenchmark.class, true),
         LIMITER_DENY_CACHE("Limiter, public API, local deny cache", LimiterRedisBenchmark.class, true),
         LIMITER_BATCHED("Limiter, public API, batching", LimiterRedisBenchmark.class, true),
+        LIMITER_REACTIVE("Limiter, reactive API (64: in flight)", LimiterReactiveBenchmark.class, true),
+        LIMITER_REACTIVE_BATCHED("Limiter, reactive API, batching (64: in flight)", LimiterReactiveBenchmark.class, true),
         BUCKET4J("Bucket4j (Lettuce, CAS), token bucket", Bucket4jRedisBenchmark.class, true),
         MEMORY_API("Limiter in memory, public API", InProcessBenchmark.class, false),
         MEMORY_ANNOTATED("Limiter in memory, @RateLimited", InProcessBenchmark.class, false),
@@ -37,8 +39,16 @@ final class Plan {
         }
     }
 
-    /** One JMH run: a benchmark with its parameters at a thread count. */
+    /**
+     * One JMH run: a benchmark with its parameters at a thread count; for the reactive API, the count
+     * of decisions in flight, which one JMH thread keeps up.
+     */
     record Run(Subject subject, Algorithm algorithm, Workload workload, int threads) {
+
+        /** Threads JMH runs the benchmark on. */
+        int jmhThreads() {
+            return (subject.benchmark == LimiterReactiveBenchmark.class) ? 1 : threads;
+        }
 
         String id() {
             return subject.name().toLowerCase().replace('_', '-') + "/" + ((algorithm != null) ? algorithm.configName() : "-") + "/"
@@ -54,6 +64,10 @@ final class Plan {
                     params.put("path", subject == Subject.LIMITER_ANNOTATED ? "ANNOTATED" : "API");
                     params.put("denyCache", Boolean.toString(subject == Subject.LIMITER_DENY_CACHE));
                     params.put("batching", Boolean.toString(subject == Subject.LIMITER_BATCHED));
+                }
+                case LIMITER_REACTIVE, LIMITER_REACTIVE_BATCHED -> {
+                    params.put("algorithm", algorithm.name());
+                    params.put("batching", Boolean.toString(subject == Subject.LIMITER_REACTIVE_BATCHED));
                 }
                 case MEMORY_API, MEMORY_ANNOTATED, RESILIENCE4J -> {
                     params.put("algorithm", (algorithm != null ? algorithm : Algorithm.TOKEN_BUCKET).name());
@@ -93,6 +107,9 @@ final class Plan {
                     for (Algorithm algorithm : Algorithm.values()) {
                         runs.add(new Run(Subject.LIMITER_BATCHED, algorithm, workload, threads));
                     }
+                    // The reactive API with and without batching, for the default algorithm only, to keep the run short.
+                    runs.add(new Run(Subject.LIMITER_REACTIVE, Algorithm.TOKEN_BUCKET, workload, LimiterReactiveBenchmark.IN_FLIGHT));
+                    runs.add(new Run(Subject.LIMITER_REACTIVE_BATCHED, Algorithm.TOKEN_BUCKET, workload, LimiterReactiveBenchmark.IN_FLIGHT));
                 }
             }
         }

@@ -228,7 +228,7 @@ final class Report {
         line();
         header("client", "algorithm", true);
         for (Subject subject : List.of(Subject.BUCKET4J, Subject.LIMITER_API, Subject.LIMITER_ANNOTATED, Subject.LIMITER_DENY_CACHE,
-                Subject.LIMITER_BATCHED)) {
+                Subject.LIMITER_BATCHED, Subject.LIMITER_REACTIVE, Subject.LIMITER_REACTIVE_BATCHED)) {
             if (!results.has(subject)) {
                 continue;
             }
@@ -240,7 +240,9 @@ final class Report {
                         cells.add(throughputCell(entry, true));
                     }
                 }
-                row(cells);
+                if (measured(subject, algorithm)) {
+                    row(cells);
+                }
             }
         }
         line();
@@ -257,7 +259,7 @@ final class Report {
         line("| client | algorithm | 1 thread | 64 threads |");
         line("|---|---|---|---|");
         for (Subject subject : List.of(Subject.BUCKET4J, Subject.LIMITER_API, Subject.LIMITER_ANNOTATED, Subject.LIMITER_DENY_CACHE,
-                Subject.LIMITER_BATCHED)) {
+                Subject.LIMITER_BATCHED, Subject.LIMITER_REACTIVE, Subject.LIMITER_REACTIVE_BATCHED)) {
             if (!results.has(subject)) {
                 continue;
             }
@@ -272,7 +274,9 @@ final class Report {
                     cells.add(String.format(Locale.ROOT, "%.1f (%+.2f%%)%s", entry.counted().admittedPerSecond(), hotKeyDeviation(entry) * 100,
                             entry.counted().saturated() ? "" : ", no call rejected: fewer decisions than the rate"));
                 }
-                row(cells);
+                if (measured(subject, algorithm)) {
+                    row(cells);
+                }
             }
         }
         line();
@@ -468,6 +472,18 @@ final class Report {
         }
         row(titles);
         out.append("|").append("---|".repeat(titles.size())).append('\n');
+    }
+
+    /** Whether {@code subject} ran {@code algorithm} on any workload: the reactive API runs the token bucket alone. */
+    private boolean measured(Subject subject, Algorithm algorithm) {
+        for (Workload workload : Workload.values()) {
+            for (int threads : Plan.THREADS) {
+                if (results.get(subject, algorithm, workload, threads) != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static String throughputCell(Results.Entry entry, boolean scripts) {
