@@ -4,18 +4,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
  * Asynchronous decisions that meet in flight, sent as one call of the batch script, as
- * {@link ScriptBatches} sends blocking ones: while {@link ScriptBatches#IN_FLIGHT} calls are on their
+ * {@link ScriptBatches} sends blocking ones: while {@link #IN_FLIGHT} calls are on their
  * way to Redis, further decisions queue, and whoever frees a place (the thread that reads a reply)
  * sends every decision queued, at most {@code maxSize}, as one call. No thread waits for anything: a
  * decision that finds a call free goes out at once, alone, by its algorithm's own script.
@@ -27,17 +24,9 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * the first decision, without waiting, or is told at start-up), decisions queue by slot, which is
  * right on any Redis.
  */
-final class ReactiveBatches {
+final class ReactiveBatches extends Batches<ReactiveBatches.Lane> {
 
     private final ReactiveScripts scripts;
-
-    private final int maxSize;
-
-    /** The one queue of a standalone (or Sentinel) Redis. */
-    private final Lane lane = new Lane();
-
-    /** Queues by slot, on a Redis Cluster, and until the kind of Redis is known. */
-    private final ConcurrentHashMap<Integer, Lane> bySlot = new ConcurrentHashMap<>();
 
     /** Whether Redis is a cluster; null until known. */
     private volatile @Nullable Boolean cluster;
@@ -45,24 +34,12 @@ final class ReactiveBatches {
     /** Whether a decision has asked Redis what kind it is. */
     private final AtomicBoolean asked = new AtomicBoolean();
 
-    /** Decisions queued, batched or not; for tests. */
-    private final LongAdder decisions = new LongAdder();
-
-    /** Script calls sent, batched or alone; for tests. */
-    private final LongAdder calls = new LongAdder();
-
-    /** Decisions sent in calls of several decisions; for tests. */
-    private final LongAdder batched = new LongAdder();
-
     /**
      * @param maxSize most decisions sent in one call
      */
     ReactiveBatches(ReactiveScripts scripts, int maxSize) {
-        if (maxSize < 1) {
-            throw new IllegalArgumentException("a batch must hold at least 1 decision but maxSize was " + maxSize);
-        }
+        super(maxSize);
         this.scripts = scripts;
-        this.maxSize = maxSize;
     }
 
     /**
@@ -81,15 +58,19 @@ final class ReactiveBatches {
         this.cluster = cluster;
     }
 
-    private Lane lane(String key) {
+    /** Asks Redis without waiting with the first decision, which queues by slot meanwhile. */
+    @Override
+    @Nullable Boolean cluster() {
         Boolean known = cluster;
         if (known == null) {
             learnKind();
         }
-        else if (!known) {
-            return lane;
-        }
-        return bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(key), (slot) -> new Lane());
+        return known;
+    }
+
+    @Override
+    Lane newLane() {
+        return new Lane();
     }
 
     /** Asks Redis, once and without waiting, whether it is a cluster; asks again with a later decision if that fails. */
@@ -115,23 +96,8 @@ final class ReactiveBatches {
         });
     }
 
-    /** Script calls sent so far, each batch counted once. */
-    long calls() {
-        return calls.sum();
-    }
-
-    /** Decisions sent so far in calls of more than one. */
-    long batchedDecisions() {
-        return batched.sum();
-    }
-
-    /** Decisions queued so far, each counted once, whether it was sent alone or in a batch. */
-    long decisions() {
-        return decisions.sum();
-    }
-
     /** One asynchronous decision: its future completes with its reply. */
-    private static final class Pending extends ScriptBatches.Queued {
+    private static final class Pending extends Queued {
 
         final CompletableFuture<List<?>> reply = new CompletableFuture<>();
 
@@ -152,11 +118,11 @@ final class ReactiveBatches {
 
     /**
      * Decisions going out over one connection (or, on a cluster, to one slot): at most
-     * {@link ScriptBatches#IN_FLIGHT} calls at a time, the rest queued. Whoever queues a decision or
+     * {@link #IN_FLIGHT} calls at a time, the rest queued. Whoever queues a decision or
      * frees a place sends what is queued while a place is free, so no decision waits in the queue
      * while a place is free.
      */
-    private final class Lane {
+    final class Lane {
 
         private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
 
@@ -170,7 +136,7 @@ final class ReactiveBatches {
 
         /** Sends the queued decisions, at most maxSize a call, while a place is free. */
         private void sendQueued() {
-            while (!queue.isEmpty() && takePlace()) {
+            while (!queue.isEmpty() && takePlace(sending)) {
                 List<Pending> batch = new ArrayList<>(Math.min(maxSize, 16));
                 for (Pending next; batch.size() < maxSize && (next = queue.poll()) != null;) {
                     batch.add(next);
@@ -184,15 +150,6 @@ final class ReactiveBatches {
             }
         }
 
-        private boolean takePlace() {
-            for (int now = sending.get(); now < ScriptBatches.IN_FLIGHT; now = sending.get()) {
-                if (sending.compareAndSet(now, now + 1)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
         private void send(List<Pending> batch) {
             calls.increment();
             CompletableFuture<List<?>> reply;
@@ -204,7 +161,7 @@ final class ReactiveBatches {
                 }
                 else {
                     batched.add(batch.size());
-                    reply = scripts.execute(LuaScript.batch(), batch.size(), ScriptBatches.keysAndArgs(batch));
+                    reply = scripts.execute(LuaScript.batch(), batch.size(), keysAndArgs(batch));
                 }
             }
             catch (RuntimeException ex) {
@@ -226,7 +183,7 @@ final class ReactiveBatches {
                         batch.get(0).complete(answer, null);
                     }
                     else {
-                        ScriptBatches.answer(batch, answer);
+                        answer(batch, answer);
                     }
                     return;
                 }
@@ -234,7 +191,7 @@ final class ReactiveBatches {
                 for (Pending call : batch) {
                     call.complete(null, failed);
                 }
-                if (ScriptBatches.ofConnection(failed)) {
+                if (ofConnection(failed)) {
                     for (Pending queued; (queued = queue.poll()) != null;) {
                         queued.complete(null, failed);
                     }

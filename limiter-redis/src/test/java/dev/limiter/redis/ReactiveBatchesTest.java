@@ -127,7 +127,7 @@ class ReactiveBatchesTest {
                         int limiter = (thread + j) % redis.size();
                         int key = (thread * 7 + j) % ScriptBatchesTest.KEYS.length;
                         pending.computeIfAbsent(limiter + "/" + key, (k) -> new ArrayList<>())
-                            .add(redis.get(limiter).tryAcquireAsync(ScriptBatchesTest.KEYS[key], permits(limiter, key)).toCompletableFuture());
+                            .add(redis.get(limiter).tryAcquireAsync(ScriptBatchesTest.KEYS[key], ScriptBatchesTest.permits(limiter, key)).toCompletableFuture());
                     }
                     return pending;
                 }));
@@ -140,35 +140,14 @@ class ReactiveBatchesTest {
                     }
                 }
             }
-            for (Map.Entry<String, List<Decision>> entry : batched.entrySet()) {
-                String[] at = entry.getKey().split("/");
-                int limiter = Integer.parseInt(at[0]);
-                int key = Integer.parseInt(at[1]);
-                List<Decision> alone = new ArrayList<>();
-                for (int n = 0; n < entry.getValue().size(); n++) {
-                    alone.add(twins.get(limiter).tryAcquire(ScriptBatchesTest.KEYS[key], permits(limiter, key)));
-                }
-                String as = "round " + round + ", " + configs.get(limiter) + ", key " + ScriptBatchesTest.KEYS[key];
-                assertThat(entry.getValue()).as(as).extracting(Decision::source).containsOnly(DecisionSource.REDIS);
-                assertThat(entry.getValue()).as(as).containsExactlyInAnyOrderElementsOf(alone);
-                for (Decision decision : alone) {
-                    if (decision.allowed()) {
-                        allowed++;
-                    }
-                    else {
-                        rejected++;
-                    }
-                }
-            }
+            int[] outcomes = ScriptBatchesTest.assertTwinsDecided(batched, twins, configs, round);
+            allowed += outcomes[0];
+            rejected += outcomes[1];
             clock.advanceMicros(random.nextInt(3_000_001));
         }
         // Both outcomes must occur, or the comparison proves little.
         assertThat(allowed).as("allowed").isGreaterThan(100);
         assertThat(rejected).as("rejected").isGreaterThan(100);
-    }
-
-    private static long permits(int limiter, int key) {
-        return 1 + (limiter + key) % 2;
     }
 
     /**

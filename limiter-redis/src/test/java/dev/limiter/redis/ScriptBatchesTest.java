@@ -143,27 +143,9 @@ class ScriptBatchesTest {
             for (Future<Map<String, List<Decision>>> result : results) {
                 result.get(60, TimeUnit.SECONDS).forEach((k, decisions) -> batched.computeIfAbsent(k, (x) -> new ArrayList<>()).addAll(decisions));
             }
-            for (Map.Entry<String, List<Decision>> entry : batched.entrySet()) {
-                String[] at = entry.getKey().split("/");
-                int limiter = Integer.parseInt(at[0]);
-                int key = Integer.parseInt(at[1]);
-                List<Decision> alone = new ArrayList<>();
-                for (int n = 0; n < entry.getValue().size(); n++) {
-                    alone.add(twins.get(limiter).tryAcquire(KEYS[key], permits(limiter, key)));
-                }
-                assertThat(entry.getValue()).as("round %d, %s, key %s", round, configs.get(limiter), KEYS[key])
-                    .extracting(Decision::source).containsOnly(DecisionSource.REDIS);
-                assertThat(entry.getValue()).as("round %d, %s, key %s", round, configs.get(limiter), KEYS[key])
-                    .containsExactlyInAnyOrderElementsOf(alone);
-                for (Decision decision : alone) {
-                    if (decision.allowed()) {
-                        allowed++;
-                    }
-                    else {
-                        rejected++;
-                    }
-                }
-            }
+            int[] outcomes = assertTwinsDecided(batched, twins, configs, round);
+            allowed += outcomes[0];
+            rejected += outcomes[1];
             clock.advanceMicros(random.nextInt(3_000_001));
         }
         // Both outcomes must occur, or the comparison proves little.
@@ -171,7 +153,35 @@ class ScriptBatchesTest {
         assertThat(rejected).as("rejected").isGreaterThan(100);
     }
 
-    private static long permits(int limiter, int key) {
+    /**
+     * Asserts that Redis gave each limiter and key ({@code "limiter/key"}, indexes into {@code twins} and
+     * {@link #KEYS}) the very decisions its twin gives for as many requests in a row, in any order.
+     *
+     * @return how many of them the twins admitted and rejected
+     */
+    static int[] assertTwinsDecided(Map<String, List<Decision>> decided, List<RateLimiter> twins, List<RateLimiterConfig> configs,
+            int round) {
+        int[] outcomes = new int[2];
+        for (Map.Entry<String, List<Decision>> entry : decided.entrySet()) {
+            String[] at = entry.getKey().split("/");
+            int limiter = Integer.parseInt(at[0]);
+            int key = Integer.parseInt(at[1]);
+            List<Decision> alone = new ArrayList<>();
+            for (int n = 0; n < entry.getValue().size(); n++) {
+                alone.add(twins.get(limiter).tryAcquire(KEYS[key], permits(limiter, key)));
+            }
+            assertThat(entry.getValue()).as("round %d, %s, key %s", round, configs.get(limiter), KEYS[key])
+                .extracting(Decision::source).containsOnly(DecisionSource.REDIS);
+            assertThat(entry.getValue()).as("round %d, %s, key %s", round, configs.get(limiter), KEYS[key])
+                .containsExactlyInAnyOrderElementsOf(alone);
+            for (Decision decision : alone) {
+                outcomes[decision.allowed() ? 0 : 1]++;
+            }
+        }
+        return outcomes;
+    }
+
+    static long permits(int limiter, int key) {
         return 1 + (limiter + key) % 2;
     }
 
