@@ -163,9 +163,9 @@ class ReactiveBatchesTest {
         resources.add(factory::close);
         slow.proxy().delayReplies(Duration.ofSeconds(2));
         RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(5, Duration.ofSeconds(10)));
-        List<Decision> decided = decideAll(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
+        List<Decision> decided = decideAll(List.of(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
                 limiter.tryAcquireAsync("k", 3).toCompletableFuture(), limiter.tryAcquireAsync("k", 2).toCompletableFuture(),
-                limiter.tryAcquireAsync("k", 1).toCompletableFuture());
+                limiter.tryAcquireAsync("k", 1).toCompletableFuture()));
         assertThat(decided).extracting(Decision::source).containsOnly(DecisionSource.REDIS);
         assertThat(decided).extracting(Decision::allowed).containsExactly(true, true, true, true, false);
         assertThat(decided).extracting(Decision::remaining).containsExactly(4L, 4L, 2L, 0L, 0L);
@@ -190,7 +190,7 @@ class ReactiveBatchesTest {
         for (int i = 0; i < 16; i++) {
             asked.add(limiter.tryAcquireAsync("k").toCompletableFuture());
         }
-        List<Decision> decided = decideAll(asked.toArray(CompletableFuture[]::new));
+        List<Decision> decided = decideAll(asked);
         assertThat(decided).extracting(Decision::source).containsOnly(DecisionSource.REDIS);
         assertThat(decided).filteredOn(Decision::allowed).extracting(Decision::remaining).containsExactly(4L, 3L, 2L, 1L, 0L);
         assertThat(factory.reactiveBatches().batchedDecisions()).isEqualTo(14);
@@ -206,9 +206,9 @@ class ReactiveBatchesTest {
         RedisRateLimiter limiter = (RedisRateLimiter) factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10)));
         TestRedisSupport.shared().opsForList().leftPush(limiter.redisKey("bad"), "not a bucket");
         slow.proxy().delayReplies(Duration.ofSeconds(2));
-        List<Decision> decided = decideAll(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
+        List<Decision> decided = decideAll(List.of(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
                 limiter.tryAcquireAsync("k").toCompletableFuture(), limiter.tryAcquireAsync("bad").toCompletableFuture(),
-                limiter.tryAcquireAsync("k").toCompletableFuture());
+                limiter.tryAcquireAsync("k").toCompletableFuture()));
         assertThat(decided).extracting(Decision::source).containsExactly(DecisionSource.REDIS, DecisionSource.REDIS, DecisionSource.REDIS,
                 DecisionSource.FAILURE_POLICY, DecisionSource.REDIS);
         assertThat(decided.get(4).remaining()).isEqualTo(3);
@@ -234,17 +234,16 @@ class ReactiveBatchesTest {
         ReactiveBatches batches = factory.reactiveBatches();
         long before = batches.calls();
         slow.proxy().delayReplies(Duration.ofSeconds(4));
-        List<Decision> decided = decideAll(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
+        List<Decision> decided = decideAll(List.of(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
                 limiter.tryAcquireAsync("k").toCompletableFuture(), limiter.tryAcquireAsync("k").toCompletableFuture(),
-                limiter.tryAcquireAsync("c").toCompletableFuture());
+                limiter.tryAcquireAsync("c").toCompletableFuture()));
         assertThat(decided).extracting(Decision::source).containsOnly(DecisionSource.FAILURE_POLICY);
         assertThat(decided).extracting(Decision::allowed).containsOnly(false);
         assertThat(batches.calls() - before).as("the queued decisions were not sent").isEqualTo(2);
     }
 
     /** Each future's decision, waited for at most 30 s: a future left pending fails the test instead of hanging it. */
-    @SafeVarargs
-    private static List<Decision> decideAll(CompletableFuture<Decision>... futures) throws Exception {
+    private static List<Decision> decideAll(List<CompletableFuture<Decision>> futures) throws Exception {
         List<Decision> decided = new ArrayList<>();
         for (CompletableFuture<Decision> future : futures) {
             decided.add(future.get(30, TimeUnit.SECONDS));
