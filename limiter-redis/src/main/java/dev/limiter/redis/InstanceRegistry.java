@@ -22,7 +22,7 @@ final class InstanceRegistry {
 
     private static final Log logger = LogFactory.getLog(InstanceRegistry.class);
 
-    private static final RedisScript<Long> HEARTBEAT = RedisScript.of(new ClassPathResource("dev/limiter/redis/instances.lua"), Long.class);
+    static final RedisScript<Long> HEARTBEAT = RedisScript.of(new ClassPathResource("dev/limiter/redis/instances.lua"), Long.class);
 
     /** Heartbeats an instance may miss before it no longer counts. */
     static final int MISSED_HEARTBEATS = 3;

@@ -392,6 +392,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             if (batches != null) {
                 connection.scriptingCommands().scriptLoad(LuaScript.batch().getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }
+            // The heartbeat too, which warmUp sends next: else its first EVALSHA is answered NOSCRIPT, an error in Redis' stats.
+            connection.scriptingCommands().scriptLoad(InstanceRegistry.HEARTBEAT.getScriptAsString().getBytes(StandardCharsets.UTF_8));
             return Boolean.TRUE;
         });
     }

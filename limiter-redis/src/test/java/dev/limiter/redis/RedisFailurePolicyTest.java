@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -181,6 +182,28 @@ class RedisFailurePolicyTest {
         clock.advance(rejected.retryAfter());
         assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.FAILURE_POLICY);
         factory.close();
+    }
+
+    /**
+     * Warm-up loads every script it and the first decisions send, so that a fresh Redis counts no error
+     * for them (a NOSCRIPT answered to the first heartbeat, before). Counted from after the connection's
+     * own handshake, whose commands a Redis older than the client may refuse.
+     */
+    @Test
+    void warmingUpOnAFreshRedisLeavesNoErrorInItsStats() {
+        Properties before = errorStats();
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(template).keyPrefix(prefix).clock(clock).batching(64).build();
+        factory.warmUp();
+        factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S).tryAcquire("k");
+        assertThat(errorStats()).as("errors Redis counted, before: %s", before).isEqualTo(before);
+        factory.close();
+    }
+
+    /** INFO errorstats: a line per error prefix Redis answered, with its count. */
+    private Properties errorStats() {
+        Properties errors = template.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("errorstats"));
+        assertThat(errors).isNotNull();
+        return errors;
     }
 
     @Test
