@@ -69,9 +69,7 @@ class ReactiveBatchesTest {
     @Test
     void concurrentAsyncDecisionsAreTheTwinsDecisionsForEveryAlgorithm() throws Exception {
         Slow slow = slow(Duration.ofSeconds(20));
-        RedisRateLimiterFactory factory = batchedFactory(slow).clock(clock).build();
-        factory.warmUp();
-        resources.add(factory::close);
+        RedisRateLimiterFactory factory = started(batchedFactory(slow).clock(clock));
         slow.proxy().delayReplies(Duration.ofMillis(3));
         agreeWithTwins(factory, 8, 24, 6);
         ReactiveBatches batches = factory.reactiveBatches();
@@ -88,15 +86,12 @@ class ReactiveBatchesTest {
         connections.afterPropertiesSet();
         connections.start();
         resources.add(connections::destroy);
-        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.template(connections))
+        RedisRateLimiterFactory factory = started(RedisRateLimiterFactory.builder(TestRedisSupport.template(connections))
             .reactiveRedis(new ReactiveStringRedisTemplate(connections))
             .keyPrefix(TestRedisSupport.uniquePrefix())
             .expectedInstances(1)
             .batching(64)
-            .clock(clock)
-            .build();
-        factory.warmUp();
-        resources.add(factory::close);
+            .clock(clock));
         agreeWithTwins(factory, 8, 60, 3);
         ReactiveBatches batches = factory.reactiveBatches();
         assertThat(batches).isNotNull();
@@ -158,9 +153,7 @@ class ReactiveBatchesTest {
     @Test
     void asyncDecisionsOnOneKeyInABatchAreAppliedInTheOrderAsked() throws Exception {
         Slow slow = slow(Duration.ofSeconds(20));
-        RedisRateLimiterFactory factory = batchedFactory(slow).clock(clock).build();
-        factory.warmUp();
-        resources.add(factory::close);
+        RedisRateLimiterFactory factory = started(batchedFactory(slow).clock(clock));
         slow.proxy().delayReplies(Duration.ofSeconds(2));
         RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(5, Duration.ofSeconds(10)));
         List<Decision> decided = decideAll(List.of(limiter.tryAcquireAsync("a").toCompletableFuture(), limiter.tryAcquireAsync("b").toCompletableFuture(),
@@ -181,9 +174,7 @@ class ReactiveBatchesTest {
     @Test
     void withRedisTimeAnAsyncBatchDecidesEachDecisionAsAlone() throws Exception {
         Slow slow = slow(Duration.ofSeconds(20));
-        RedisRateLimiterFactory factory = batchedFactory(slow).build();
-        factory.warmUp();
-        resources.add(factory::close);
+        RedisRateLimiterFactory factory = started(batchedFactory(slow));
         slow.proxy().delayReplies(Duration.ofSeconds(1));
         RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofHours(1)));
         List<CompletableFuture<Decision>> asked = new ArrayList<>();
@@ -200,9 +191,7 @@ class ReactiveBatchesTest {
     @Test
     void aDecisionRedisFailsInAnAsyncBatchGoesToItsPolicyAlone() throws Exception {
         Slow slow = slow(Duration.ofSeconds(20));
-        RedisRateLimiterFactory factory = batchedFactory(slow).clock(clock).failurePolicy(FailurePolicy.DENY).build();
-        factory.warmUp();
-        resources.add(factory::close);
+        RedisRateLimiterFactory factory = started(batchedFactory(slow).clock(clock).failurePolicy(FailurePolicy.DENY));
         RedisRateLimiter limiter = (RedisRateLimiter) factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10)));
         TestRedisSupport.shared().opsForList().leftPush(limiter.redisKey("bad"), "not a bucket");
         slow.proxy().delayReplies(Duration.ofSeconds(2));
@@ -224,9 +213,7 @@ class ReactiveBatchesTest {
     @Test
     void anAsyncBatchThatTimesOutGoesToTheFailurePolicyOfEveryCaller() throws Exception {
         Slow slow = slow(Duration.ofSeconds(2));
-        RedisRateLimiterFactory factory = batchedFactory(slow).clock(clock).failurePolicy(FailurePolicy.DENY).build();
-        factory.warmUp();
-        resources.add(factory::close);
+        RedisRateLimiterFactory factory = started(batchedFactory(slow).clock(clock).failurePolicy(FailurePolicy.DENY));
         // Closed before the factory, so that it leaves without waiting for late replies.
         resources.add(() -> slow.proxy().delayReplies(Duration.ZERO));
         RateLimiter limiter = factory.create("orders", Algorithm.GCRA, LimitSpec.of(5, Duration.ofSeconds(10)));
@@ -267,6 +254,14 @@ class ReactiveBatchesTest {
         connections.start();
         resources.add(connections::destroy);
         return new Slow(proxy, connections);
+    }
+
+    /** {@code builder}'s factory, warmed up (connected, scripts loaded, the kind of Redis known) and closed after the test. */
+    private RedisRateLimiterFactory started(RedisRateLimiterFactory.Builder builder) {
+        RedisRateLimiterFactory factory = builder.build();
+        factory.warmUp();
+        resources.add(factory::close);
+        return factory;
     }
 
     /** A batching factory on {@code slow}'s templates; warmed up by the test before the replies are held back. */
