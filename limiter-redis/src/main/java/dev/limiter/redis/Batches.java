@@ -3,6 +3,7 @@ package dev.limiter.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -51,8 +52,31 @@ abstract class Batches<L> {
         this.maxSize = maxSize;
     }
 
+    /** Whether Redis is a cluster; null until known. */
+    private volatile @Nullable Boolean cluster;
+
+    /**
+     * Finds out whether Redis is a cluster, called while that is not known: returns the answer, or
+     * null while it is not in yet, and {@link #known} takes an answer that comes later.
+     */
+    abstract @Nullable Boolean learnKind();
+
+    /** Takes whether Redis is a cluster, however learnt. */
+    final void known(boolean isCluster) {
+        cluster = isCluster;
+    }
+
     /** Whether Redis is a cluster; null while that is not known, and decisions queue by slot, which is right on any Redis. */
-    abstract @Nullable Boolean cluster();
+    final @Nullable Boolean cluster() {
+        Boolean known = cluster;
+        if (known == null) {
+            known = learnKind();
+            if (known != null) {
+                cluster = known;
+            }
+        }
+        return known;
+    }
 
     /** A new, empty lane. */
     abstract L newLane();
@@ -72,6 +96,31 @@ abstract class Batches<L> {
             }
         }
         return false;
+    }
+
+    /** The decisions to send next, oldest first: at most {@link #maxSize} taken from {@code queue}; empty when none is queued. */
+    final <Q> List<Q> take(Queue<Q> queue) {
+        List<Q> batch = new ArrayList<>(Math.min(maxSize, 16));
+        for (Q next; batch.size() < maxSize && (next = queue.poll()) != null;) {
+            batch.add(next);
+        }
+        return batch;
+    }
+
+    /**
+     * Fails every decision of {@code batch} with {@code failure}; and, when the connection failed (a
+     * timeout, a lost connection), those in {@code queue} too, which would wait on the same connection.
+     */
+    static <Q extends Queued> void fail(List<Q> batch, Queue<Q> queue, RuntimeException failure) {
+        for (Q call : batch) {
+            call.complete(null, failure);
+        }
+        if (!ofConnection(failure)) {
+            return;
+        }
+        for (Q queued; (queued = queue.poll()) != null;) {
+            queued.complete(null, failure);
+        }
     }
 
     /** Script calls sent so far, each batch counted once. */

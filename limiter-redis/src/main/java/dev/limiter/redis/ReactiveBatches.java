@@ -1,6 +1,5 @@
 package dev.limiter.redis;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,9 +27,6 @@ final class ReactiveBatches extends Batches<ReactiveBatches.Lane> {
 
     private final ReactiveScripts scripts;
 
-    /** Whether Redis is a cluster; null until known. */
-    private volatile @Nullable Boolean cluster;
-
     /** Whether a decision has asked Redis what kind it is. */
     private final AtomicBoolean asked = new AtomicBoolean();
 
@@ -53,30 +49,19 @@ final class ReactiveBatches extends Batches<ReactiveBatches.Lane> {
         return call.reply;
     }
 
-    /** Tells whether Redis is a cluster, as learnt at start-up. */
-    void connected(boolean cluster) {
-        this.cluster = cluster;
-    }
-
-    /** Asks Redis without waiting with the first decision, which queues by slot meanwhile. */
-    @Override
-    @Nullable Boolean cluster() {
-        Boolean known = cluster;
-        if (known == null) {
-            learnKind();
-        }
-        return known;
-    }
-
     @Override
     Lane newLane() {
         return new Lane();
     }
 
-    /** Asks Redis, once and without waiting, whether it is a cluster; asks again with a later decision if that fails. */
-    private void learnKind() {
+    /**
+     * Asks Redis, once and without waiting, whether it is a cluster, and answers null meanwhile; asks
+     * again with a later decision if that fails.
+     */
+    @Override
+    @Nullable Boolean learnKind() {
         if (!asked.compareAndSet(false, true)) {
-            return;
+            return null;
         }
         CompletableFuture<Boolean> kind;
         try {
@@ -84,16 +69,17 @@ final class ReactiveBatches extends Batches<ReactiveBatches.Lane> {
         }
         catch (RuntimeException ex) {
             asked.set(false);
-            return;
+            return null;
         }
         kind.whenComplete((isCluster, failure) -> {
             if (failure == null && isCluster != null) {
-                cluster = isCluster;
+                known(isCluster);
             }
             else {
                 asked.set(false);
             }
         });
+        return null;
     }
 
     /** One asynchronous decision: its future completes with its reply. */
@@ -137,10 +123,7 @@ final class ReactiveBatches extends Batches<ReactiveBatches.Lane> {
         /** Sends the queued decisions, at most maxSize a call, while a place is free. */
         private void sendQueued() {
             while (!queue.isEmpty() && takePlace(sending)) {
-                List<Pending> batch = new ArrayList<>(Math.min(maxSize, 16));
-                for (Pending next; batch.size() < maxSize && (next = queue.poll()) != null;) {
-                    batch.add(next);
-                }
+                List<Pending> batch = take(queue);
                 if (batch.isEmpty()) {
                     // Another thread took them: give the place back, and look again.
                     sending.decrementAndGet();
@@ -187,15 +170,7 @@ final class ReactiveBatches extends Batches<ReactiveBatches.Lane> {
                     }
                     return;
                 }
-                RuntimeException failed = RedisRateLimiter.runtime(failure);
-                for (Pending call : batch) {
-                    call.complete(null, failed);
-                }
-                if (ofConnection(failed)) {
-                    for (Pending queued; (queued = queue.poll()) != null;) {
-                        queued.complete(null, failed);
-                    }
-                }
+                fail(batch, queue, RedisRateLimiter.runtime(failure));
                 sendQueued();
             }
             finally {

@@ -356,7 +356,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                 if (reactive != null) {
                     boolean cluster = reactive.connect();
                     if (reactiveBatches != null) {
-                        reactiveBatches.connected(cluster);
+                        reactiveBatches.known(cluster);
                     }
                 }
                 // The first heartbeat now, so that the count includes this instance from the start.

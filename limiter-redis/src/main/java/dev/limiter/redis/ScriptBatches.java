@@ -1,6 +1,5 @@
 package dev.limiter.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,9 +25,6 @@ final class ScriptBatches extends Batches<ScriptBatches.Lane> {
 
     private final BlockingScripts scripts;
 
-    /** Whether Redis is a cluster; null until known (asked with the first decision). */
-    private volatile @Nullable Boolean cluster;
-
     /**
      * @param maxSize most decisions sent in one call
      */
@@ -49,13 +45,8 @@ final class ScriptBatches extends Batches<ScriptBatches.Lane> {
 
     /** Asks Redis with the first decision, blocking, as that decision's caller is anyway. */
     @Override
-    @Nullable Boolean cluster() {
-        Boolean known = cluster;
-        if (known == null) {
-            known = scripts.isCluster();
-            cluster = known;
-        }
-        return known;
+    Boolean learnKind() {
+        return scripts.isCluster();
     }
 
     @Override
@@ -167,10 +158,7 @@ final class ScriptBatches extends Batches<ScriptBatches.Lane> {
 
         /** Sends the queued decisions, at most maxSize, as one call. */
         private void sendQueued(Place place) {
-            List<Call> batch = new ArrayList<>(Math.min(maxSize, 16));
-            for (Call next; batch.size() < maxSize && (next = queue.poll()) != null;) {
-                batch.add(next);
-            }
+            List<Call> batch = take(queue);
             if (batch.isEmpty()) {
                 return;
             }
@@ -201,7 +189,7 @@ final class ScriptBatches extends Batches<ScriptBatches.Lane> {
                     reply = scripts.execute(alone.script, alone.key, alone.codec, alone.nowMicros, alone.permits);
                 }
                 catch (RuntimeException ex) {
-                    fail(batch, ex);
+                    fail(batch, queue, ex);
                     return;
                 }
                 place.release();
@@ -214,28 +202,13 @@ final class ScriptBatches extends Batches<ScriptBatches.Lane> {
                 replies = scripts.execute(LuaScript.batch(), batch.size(), keysAndArgs(batch));
             }
             catch (RuntimeException ex) {
-                fail(batch, ex);
+                fail(batch, queue, ex);
                 return;
             }
             place.release();
             answer(batch, replies);
         }
 
-        /**
-         * Fails {@code batch} with {@code failure}; and, when the connection failed (a timeout, a lost
-         * connection), the decisions queued behind it, which would wait on the same connection.
-         */
-        private void fail(List<Call> batch, RuntimeException failure) {
-            for (Call call : batch) {
-                call.complete(null, failure);
-            }
-            if (!ofConnection(failure)) {
-                return;
-            }
-            for (Call queued; (queued = queue.poll()) != null;) {
-                queued.complete(null, failure);
-            }
-        }
     }
 
     @Override
