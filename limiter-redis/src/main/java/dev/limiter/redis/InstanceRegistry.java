@@ -17,12 +17,18 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Counts the application instances that share the limits: each announces itself in Redis with a
  * heartbeat (one script call every interval, never per decision) and counts as alive for three
  * intervals after it. While Redis fails, the count last seen is what each limit is divided by.
+ *
+ * <p>Each heartbeat also says whether the instance owes Redis nothing, every permit its failure
+ * policy admitted being charged; an instance returning from an outage asks until every other one
+ * alive has said so since it returned ({@link #othersOwing}), so that no instance decides on Redis
+ * state that still lacks permits another one admitted meanwhile.
  */
 final class InstanceRegistry {
 
     private static final Log logger = LogFactory.getLog(InstanceRegistry.class);
 
-    static final RedisScript<Long> HEARTBEAT = RedisScript.of(new ClassPathResource("dev/limiter/redis/instances.lua"), Long.class);
+    @SuppressWarnings("rawtypes")
+    static final RedisScript<List> HEARTBEAT = RedisScript.of(new ClassPathResource("dev/limiter/redis/instances.lua"), List.class);
 
     /** Heartbeats an instance may miss before it no longer counts. */
     static final int MISSED_HEARTBEATS = 3;
@@ -30,6 +36,12 @@ final class InstanceRegistry {
     private final RedisOperations<String, String> redis;
 
     private final String key;
+
+    /** The heartbeat at which each instance last owed Redis nothing; same hash tag as {@link #key}. */
+    private final String cleanKey;
+
+    /** The number of the last heartbeat of any instance; same hash tag as {@link #key}. */
+    private final String beatsKey;
 
     private final String id = UUID.randomUUID().toString();
 
@@ -53,6 +65,8 @@ final class InstanceRegistry {
         this.redis = redis;
         // A tag of its own: no limiter's key can equal it, since theirs hold "<name>:" inside the braces.
         this.key = keyPrefix + ":{instances}";
+        this.cleanKey = key + ":clean";
+        this.beatsKey = key + ":beats";
         this.interval = interval;
         this.clock = clock;
         this.configured = configured;
@@ -77,16 +91,17 @@ final class InstanceRegistry {
         return key;
     }
 
-    /** Sends one heartbeat now; true to keep beating. Failures are quiet: the last count stands. */
-    boolean beat() {
+    /**
+     * Sends one heartbeat now; true to keep beating. Failures are quiet: the last count stands.
+     *
+     * @param clean whether this instance owes Redis nothing now
+     */
+    boolean beat(boolean clean) {
         if (leaving) {
             return false;
         }
         try {
-            Long alive = redis.execute(HEARTBEAT, List.of(key), id, Long.toString(ttlMicros()), now());
-            if (alive != null) {
-                counted = (int) Math.max(1, Math.min(Integer.MAX_VALUE, alive));
-            }
+            send(clean, "");
         }
         catch (RuntimeException ex) {
             logger.debug("Rate limiter instance heartbeat failed; the last count (" + counted + ") stands", ex);
@@ -94,11 +109,37 @@ final class InstanceRegistry {
         return !leaving;
     }
 
+    /**
+     * Says in a heartbeat whether this instance owes Redis nothing, and asks how many other instances
+     * alive have not said so since heartbeat {@code since}; failures propagate.
+     *
+     * @param clean whether this instance owes Redis nothing now
+     * @param since the number of a heartbeat ({@link Settling#beat()}), or null to ask nothing
+     * @return this heartbeat's number, and the other instances alive not clean since {@code since}
+     */
+    Settling othersOwing(boolean clean, @Nullable Long since) {
+        List<?> reply = send(clean, (since != null) ? Long.toString(since) : "");
+        return new Settling(ScriptCodec.number(reply, 1), (int) ScriptCodec.number(reply, 2));
+    }
+
+    /** A heartbeat's word on the others: its number among all instances' heartbeats, and how many alive owed since. */
+    record Settling(long beat, int owing) {
+    }
+
+    private List<?> send(boolean clean, String since) {
+        List<?> reply = redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey), id, Long.toString(ttlMicros()), now(), clean ? "1" : "0", since);
+        if (reply == null || reply.size() < 3) {
+            throw new IllegalStateException("The instances script answered " + reply);
+        }
+        counted = (int) Math.max(1, Math.min(Integer.MAX_VALUE, ScriptCodec.number(reply, 0)));
+        return reply;
+    }
+
     /** Removes this instance from the count at once (shutdown); failures are ignored. */
     void leave() {
         leaving = true;
         try {
-            redis.execute(HEARTBEAT, List.of(key), id, "0", now());
+            redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey), id, "0", now(), "0", "");
         }
         catch (RuntimeException ex) {
             logger.debug("Could not remove this instance from the rate limiters' count; it expires", ex);

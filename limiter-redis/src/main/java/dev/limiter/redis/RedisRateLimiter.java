@@ -77,6 +77,9 @@ final class RedisRateLimiter implements RateLimiter {
 
     private final RedisAvailability availability;
 
+    /** Permits admitted without Redis, charged to it before the keys that owe them are decided on Redis again. */
+    private final UnchargedPermits uncharged;
+
     private final DecisionListener listener;
 
     /** The outcome its listener hears for a rejection. */
@@ -98,7 +101,7 @@ final class RedisRateLimiter implements RateLimiter {
      */
     RedisRateLimiter(String name, @Nullable String plan, RateLimiterConfig config, Tuner tuner, RedisOperations<String, String> redis,
             @Nullable ReactiveScripts reactive, String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability,
-            DecisionListener listener, @Nullable LocalDenyCache denyCache, @Nullable ScriptBatches batches,
+            UnchargedPermits uncharged, DecisionListener listener, @Nullable LocalDenyCache denyCache, @Nullable ScriptBatches batches,
             @Nullable ReactiveBatches reactiveBatches) {
         this.name = RateLimiterFactory.checkName(name);
         this.plan = (plan != null) ? RateLimiterFactory.checkPlan(plan) : null;
@@ -113,6 +116,7 @@ final class RedisRateLimiter implements RateLimiter {
                 : RedisKeys.head(RedisKeys.checkPrefix(keyPrefix), name);
         this.clock = clock;
         this.availability = availability;
+        this.uncharged = uncharged;
         this.listener = listener;
         this.rejectedAs = Outcome.REJECTED;
         this.denyCache = denyCache;
@@ -133,6 +137,7 @@ final class RedisRateLimiter implements RateLimiter {
         this.keyHead = limiter.keyHead;
         this.clock = limiter.clock;
         this.availability = limiter.availability;
+        this.uncharged = limiter.uncharged;
         this.listener = limiter.listener;
         this.rejectedAs = rejectedAs;
         this.denyCache = limiter.denyCache;
@@ -281,8 +286,9 @@ final class RedisRateLimiter implements RateLimiter {
             if (remembered != null) {
                 return remembered;
             }
-            if (!availability.available()) {
-                return withoutRedis(tuned, redisKey, key, permits, heard);
+            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard);
+            if (local != null) {
+                return local;
             }
             List<?> reply;
             long start = System.nanoTime();
@@ -359,8 +365,9 @@ final class RedisRateLimiter implements RateLimiter {
             if (remembered != null) {
                 return CompletableFuture.completedFuture(remembered);
             }
-            if (!availability.available()) {
-                return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
+            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard);
+            if (local != null) {
+                return CompletableFuture.completedFuture(local);
             }
             try {
                 scriptCalls.increment();
@@ -410,6 +417,20 @@ final class RedisRateLimiter implements RateLimiter {
         });
     }
 
+    /**
+     * The failure policy's decision while Redis is out, or while the key owes permits admitted without
+     * Redis (they are charged to its state before Redis decides for it again); null when Redis decides.
+     */
+    private @Nullable Decision withoutRedisIfOut(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
+        if (!availability.available()) {
+            Decision decision = availability.whileOut(() -> withoutRedis(tuned, redisKey, key, permits, heard));
+            if (decision != null) {
+                return decision;
+            }
+        }
+        return uncharged.owes(redisKey) ? withoutRedis(tuned, redisKey, key, permits, heard) : null;
+    }
+
     /** The rejection the local deny cache remembers for this request, told to the listener; null when Redis must decide. */
     private @Nullable Decision remembered(String redisKey, long permits, DecisionListener heard) {
         if (denyCache == null) {
@@ -438,7 +459,19 @@ final class RedisRateLimiter implements RateLimiter {
         Decision decision = tuned.codec().decision(reply);
         LocalShares shares = tuned.shares();
         if (shares != null) {
-            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, decision.remaining(), ScriptCodec.resetAfterMicros(reply));
+            if (availability.settling()) {
+                // Other instances may still owe Redis what they admitted within their shares: this one
+                // stays within its own, from what Redis said before the outage, until all have charged.
+                if (decision.allowed()) {
+                    Decision share = shares.decide(key, permits);
+                    if (!share.allowed()) {
+                        decision = share;
+                    }
+                }
+            }
+            else {
+                shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, decision.remaining(), ScriptCodec.resetAfterMicros(reply));
+            }
         }
         if (denyCache != null) {
             denyCache.remember(redisKey, permits, decision);
@@ -530,6 +563,8 @@ final class RedisRateLimiter implements RateLimiter {
                     + "reset the key all the same, try again once Redis answers", ex);
         }
         availability.succeeded();
+        // The state that owed is gone: charging it would take permits from the fresh one.
+        uncharged.forget(redisKey);
         if (denyCache != null) {
             denyCache.forget(redisKey);
         }
@@ -597,6 +632,17 @@ final class RedisRateLimiter implements RateLimiter {
             case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
             case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.FAILURE_POLICY);
         };
+        if (decision.allowed()) {
+            if (!uncharged.owe(redisKey, tuned, permits)) {
+                if (tuned.policy() == FailurePolicy.LOCAL) {
+                    // Too many keys owe already: a permit that could not be charged later is not admitted.
+                    decision = Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
+                }
+            }
+            else {
+                availability.owed();
+            }
+        }
         heard(heard, decision, -1);
         return decision;
     }

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
+
 import dev.limiter.Algorithm;
 import dev.limiter.DecisionListener;
 import dev.limiter.FailurePolicy;
@@ -43,8 +44,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** How long calls must keep failing, none succeeding, before Redis counts as out, unless configured. */
     public static final Duration DEFAULT_OUTAGE_AFTER = Duration.ofSeconds(1);
 
-    /** How often each instance announces itself in Redis unless configured. */
-    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+    /**
+     * How often each instance announces itself in Redis unless configured: also how long at most an
+     * instance back from an outage waits for one that had none to say it owes nothing.
+     */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
 
     /** Start-up attempts to load the scripts before Redis counts as out. */
     static final int WARM_UP_ATTEMPTS = 3;
@@ -82,6 +86,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** Makes each limiter's tuning: script, keys, failure policy, for its configuration. */
     private final RedisRateLimiter.Tuner tuner;
 
+    /** Why the client could not reconnect, heard from Lettuce; null without Lettuce. */
+    private final @Nullable ReconnectFailures reconnectFailures;
+
+    /** Permits the failure policies admitted without Redis, charged to it when it answers. */
+    private final UnchargedPermits uncharged;
+
     private volatile boolean heartbeatStarted;
 
     /**
@@ -103,16 +113,79 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.listener = settings.listener;
         this.local = (settings.local != null) ? settings.local
                 : InMemoryRateLimiterFactory.builder().clock((settings.clock != null) ? settings.clock : LimiterClock.system()).build();
-        this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.outageAfter, settings.recoveryAction,
-                background, settings.nanoTime);
+        LimiterClock localClock = (settings.clock != null) ? settings.clock : LimiterClock.system();
+        this.reconnectFailures = RedisAddress.LETTUCE_PRESENT ? ReconnectFailures.of(settings.redis) : null;
+        this.uncharged = new UnchargedPermits(local.maxKeys(), localClock);
         this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
                 settings.expectedInstances);
+        this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.outageAfter, settings.recoveryAction,
+                background, settings.nanoTime, new Settlement(new BlockingScripts(settings.redis), settings.nanoTime), RedisAddress.of(settings.redis),
+                instances.key(), () -> (reconnectFailures != null) ? reconnectFailures.last() : null);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
         this.batches = (settings.maxBatchSize > 0) ? new ScriptBatches(new BlockingScripts(settings.redis), settings.maxBatchSize) : null;
         this.reactiveBatches = (settings.maxBatchSize > 0 && settings.reactive != null)
                 ? new ReactiveBatches(settings.reactive, settings.maxBatchSize) : null;
-        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, (clock != null) ? clock : LimiterClock.system(), instances::instances,
+        this.tuner = new RedisRateLimiter.Tuner(onFailure, local, localClock, instances::instances,
                 (clock != null) ? clock : () -> System.nanoTime() / 1_000L);
+    }
+
+    /**
+     * What an outage leaves to settle: the permits this instance's failure policies admitted, charged
+     * to Redis, and the word of every other instance alive that it did the same since this one returned
+     * (its heartbeat), awaited at most {@link InstanceRegistry#MISSED_HEARTBEATS} heartbeat intervals:
+     * by then an instance alive has beaten, and one that has not no longer counts.
+     */
+    private final class Settlement implements RedisAvailability.Settlement {
+
+        private final BlockingScripts scripts;
+
+        private final LongSupplier nanoTime;
+
+        /** The number of this instance's first heartbeat after the outage; null until then. */
+        private volatile @Nullable Long returnedAt;
+
+        private long returnedNanos;
+
+        Settlement(BlockingScripts scripts, LongSupplier nanoTime) {
+            this.scripts = scripts;
+            this.nanoTime = nanoTime;
+        }
+
+        @Override
+        public boolean owes() {
+            return !uncharged.isEmpty();
+        }
+
+        @Override
+        public @Nullable RuntimeException charge() {
+            return uncharged.chargeAll(scripts, clock);
+        }
+
+        @Override
+        public boolean settled() {
+            Long since = returnedAt;
+            if (since == null) {
+                since = instances.othersOwing(uncharged.isEmpty(), null).beat();
+                returnedAt = since;
+                returnedNanos = nanoTime.getAsLong();
+            }
+            int owing = instances.othersOwing(uncharged.isEmpty(), since).owing();
+            if (owing == 0) {
+                return true;
+            }
+            long waited = nanoTime.getAsLong() - returnedNanos;
+            if (waited >= instances.interval().toNanos() * InstanceRegistry.MISSED_HEARTBEATS) {
+                logger.info(owing + " other rate limiter instance(s) did not say within " + Duration.ofNanos(waited).toMillis()
+                        + " ms that they charged what they admitted without Redis (an older version?); limits are Redis' alone again");
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        public void outage() {
+            returnedAt = null;
+        }
     }
 
     /**
@@ -329,6 +402,24 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     }
 
     /**
+     * Why Redis is out: the evidence and what Redis or the client said (such as an OOM or NOAUTH reply,
+     * or a refused connection); null while the limiters use it.
+     */
+    public @Nullable String unavailableReason() {
+        return availability.reason();
+    }
+
+    /** Where the limiters' Redis is: host:port, the nodes of a cluster, a master and its sentinels, or a socket. */
+    public String redisAddress() {
+        return availability.address();
+    }
+
+    /** Keys whose permits, admitted while Redis failed, are not charged to it yet. */
+    public int unchargedKeys() {
+        return uncharged.keys();
+    }
+
+    /**
      * How many instances share each limit: as configured, or as counted alive by their heartbeats
      * in Redis (the count last seen while Redis fails), at least this one. Instances announce
      * themselves from {@link #warmUp()} on; before it, or without it, the count is 1.
@@ -360,7 +451,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
                     }
                 }
                 // The first heartbeat now, so that the count includes this instance from the start.
-                instances.beat();
+                instances.beat(uncharged.isEmpty());
                 startHeartbeat(instances.interval());
                 return;
             }
@@ -402,13 +493,16 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private synchronized void startHeartbeat(Duration first) {
         if (!heartbeatStarted) {
             heartbeatStarted = true;
-            background.repeat(instances::beat, first, instances.interval());
+            background.repeat(() -> instances.beat(uncharged.isEmpty()), first, instances.interval());
         }
     }
 
     /** Stops the background probe and heartbeat, and removes this instance from the count. */
     public void close() {
         background.close();
+        if (reconnectFailures != null) {
+            reconnectFailures.close();
+        }
         if (heartbeatStarted && availability.available()) {
             instances.leave();
         }
@@ -431,14 +525,14 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
-        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, listener, denyCache, batches,
-                reactiveBatches);
+        return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, uncharged, listener, denyCache,
+                batches, reactiveBatches);
     }
 
     /** A plan's limiter: the plan is part of each of its Redis keys, so no other plan reads its state. */
     @Override
     public RateLimiter create(String name, String plan, RateLimiterConfig config) {
         return new RedisRateLimiter(name, RateLimiterFactory.checkPlan(plan), config, tuner, redis, reactive, keyPrefix, clock, availability,
-                listener, denyCache, batches, reactiveBatches);
+                uncharged, listener, denyCache, batches, reactiveBatches);
     }
 }

@@ -95,6 +95,20 @@ public final class ScriptCodec {
         return args;
     }
 
+    /**
+     * The script's arguments to charge {@code permits} that the failure policy admitted while Redis
+     * did not answer: a decision that waits as long as it takes, so the permits are taken whatever the
+     * limit says, as a waiting caller takes them (at most the capacity, which a decision can take).
+     */
+    String[] chargeArguments(@Nullable Long nowMicros, long permits) {
+        String[] args = arguments(nowMicros, permits);
+        args[2] = CHARGE_WAIT;
+        return args;
+    }
+
+    /** A max-wait beyond any wait a script computes (2^53 - 1 us, the largest whole number a Lua double holds). */
+    private static final String CHARGE_WAIT = "9007199254740991";
+
     /** Number of arguments of every call of this configuration's script. */
     int argumentCount() {
         return template.length;

@@ -31,11 +31,11 @@ class InstanceRegistryTest {
         InstanceRegistry a = registry();
         InstanceRegistry b = registry();
         InstanceRegistry c = registry();
-        a.beat();
+        a.beat(true);
         assertThat(a.instances()).isEqualTo(1);
-        b.beat();
-        c.beat();
-        a.beat();
+        b.beat(true);
+        c.beat(true);
+        a.beat(true);
         assertThat(a.instances()).isEqualTo(3);
         assertThat(c.instances()).isEqualTo(3);
         assertThat(a.isConfigured()).isFalse();
@@ -46,37 +46,40 @@ class InstanceRegistryTest {
         InstanceRegistry a = registry();
         InstanceRegistry b = registry();
         InstanceRegistry c = registry();
-        a.beat();
-        b.beat();
-        c.beat();
+        a.beat(true);
+        b.beat(true);
+        c.beat(true);
         c.leave();
-        a.beat();
+        a.beat(true);
         assertThat(a.instances()).isEqualTo(2);
         // b misses three heartbeats.
         clock.advance(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).minusMillis(1));
-        a.beat();
+        a.beat(true);
         assertThat(a.instances()).as("b still counts").isEqualTo(2);
         clock.advance(Duration.ofMillis(1));
-        a.beat();
+        a.beat(true);
         assertThat(a.instances()).isEqualTo(1);
     }
 
     @Test
     void theCountLivesInOneKeyWithATtl() {
         InstanceRegistry a = registry();
-        a.beat();
-        assertThat(TestRedisSupport.keysUnder(redis, prefix)).containsExactly(prefix + ":{instances}");
-        // Redis' own clock runs the TTL: no longer than three intervals.
-        assertThat(TestRedisSupport.pttl(redis, a.key())).isPositive()
-            .isLessThanOrEqualTo(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).toMillis());
+        a.beat(true);
+        // The instances alive, and when each last owed Redis nothing: one hash tag, so one slot of a cluster.
+        assertThat(TestRedisSupport.keysUnder(redis, prefix)).containsExactlyInAnyOrder(prefix + ":{instances}", prefix + ":{instances}:clean", prefix + ":{instances}:beats");
+        // Redis' own clock runs the TTLs: no longer than three intervals.
+        for (String key : TestRedisSupport.keysUnder(redis, prefix)) {
+            assertThat(TestRedisSupport.pttl(redis, key)).as(key).isPositive()
+                .isLessThanOrEqualTo(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).toMillis());
+        }
         a.leave();
-        assertThat(TestRedisSupport.exists(redis, a.key())).as("the last one out removes the key").isFalse();
+        assertThat(TestRedisSupport.keysUnder(redis, prefix)).as("the last one out removes the keys").isEmpty();
     }
 
     @Test
     void aConfiguredCountWins() {
         InstanceRegistry a = new InstanceRegistry(redis, prefix, INTERVAL, clock, 7);
-        a.beat();
+        a.beat(true);
         assertThat(a.instances()).isEqualTo(7);
         assertThat(a.counted()).isEqualTo(1);
         assertThat(a.isConfigured()).isTrue();
@@ -86,11 +89,11 @@ class InstanceRegistryTest {
     void aFailedHeartbeatKeepsTheLastCount() {
         InstanceRegistry a = registry();
         InstanceRegistry b = registry();
-        a.beat();
-        b.beat();
-        a.beat();
+        a.beat(true);
+        b.beat(true);
+        a.beat(true);
         InstanceRegistry broken = new InstanceRegistry(new StringRedisTemplate(), prefix, INTERVAL, clock, 0);
-        assertThat(broken.beat()).as("keeps beating").isTrue();
+        assertThat(broken.beat(true)).as("keeps beating").isTrue();
         assertThat(broken.instances()).isEqualTo(1);
         assertThat(a.instances()).isEqualTo(2);
     }

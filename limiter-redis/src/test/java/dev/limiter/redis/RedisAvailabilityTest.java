@@ -92,15 +92,30 @@ class RedisAvailabilityTest {
     @Test
     void whatCountsAsEvidence() {
         assertThat(RedisAvailability.outageEvidence(new RedisConnectionFailureException("Unable to connect"))).isNotNull();
-        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("Currently not connected. Commands are rejected."))))
-            .isNotNull();
-        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("Connection closed")))).isNotNull();
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("Connection refused")))).isNotNull();
         assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("LOADING Redis is loading the dataset in memory"))))
             .isNotNull();
         assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("READONLY You can't write against a read only replica."))))
             .isNotNull();
         assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("CLUSTERDOWN The cluster is down"))))
             .isNotNull();
+        // What keeps every decision from succeeding: out of memory, unable to persist, refused credentials.
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException(
+                "ERR Error running script (call to f_0d8a): @user_script:12: OOM command not allowed when used memory > 'maxmemory'."))))
+            .isEqualTo("Redis answered OOM");
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("OOM command not allowed when used memory > 'maxmemory'."))))
+            .isEqualTo("Redis answered OOM");
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("MISCONF Redis is configured to save RDB snapshots"))))
+            .isNotNull();
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("NOAUTH Authentication required."))))
+            .isNotNull();
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException(
+                "WRONGPASS invalid username-password pair or user is disabled.")))).isNotNull();
+        // A connection that dropped is made again at once by the client: no evidence, whether the call was in flight or came after.
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("Currently not connected. Commands are rejected."))))
+            .isNull();
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("Connection closed")))).isNull();
+        assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IOException("Connection reset by peer")))).isNull();
         // Slow is not out, whatever the timeout wraps; nor is an error of one script.
         assertThat(RedisAvailability.outageEvidence(timeout())).isNull();
         assertThat(RedisAvailability.outageEvidence(new QueryTimeoutException("timed out", new IOException("x")))).isNull();

@@ -14,6 +14,7 @@ import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -60,6 +61,12 @@ final class LimiterRedisConnection implements DisposableBean {
     private @Nullable ClientResources ownResources;
 
     private static final long TIMER_TICK_MILLIS = 10;
+
+    /** The longest wait between two attempts to reconnect the limiters' connection. */
+    static final Duration RECONNECT_DELAY_MAX = Duration.ofMillis(100);
+
+    /** 1 ms, 2 ms, 4 ms and so on to {@link #RECONNECT_DELAY_MAX}: a dropped connection comes back at once, a dead Redis is tried ten times a second. */
+    private static final Delay RECONNECT_DELAY = Delay.exponential(Duration.ZERO, RECONNECT_DELAY_MAX, 2, TimeUnit.MILLISECONDS);
 
     private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
             LimiterRedisConnection.class.getClassLoader());
@@ -143,9 +150,13 @@ final class LimiterRedisConnection implements DisposableBean {
             builder = ssl.and();
         }
         // Sharing the application's client resources (event loops, DNS) costs no extra threads but the timer.
-        ClientResources resources = original.getClientResources().map((shared) -> shared.mutate().timer(timer).build()).orElse(null);
+        // Reconnecting never waits more than RECONNECT_DELAY_MAX, where Lettuce's default backoff grows
+        // to 30 s: after an outage of any length, decisions are back on Redis within a probe or two.
+        ClientResources resources = original.getClientResources()
+            .map((shared) -> shared.mutate().timer(timer).reconnectDelay(RECONNECT_DELAY).build())
+            .orElse(null);
         if (resources == null) {
-            resources = DefaultClientResources.builder().timer(timer).build();
+            resources = DefaultClientResources.builder().timer(timer).reconnectDelay(RECONNECT_DELAY).build();
             ownResources = resources;
         }
         builder.clientResources(resources);

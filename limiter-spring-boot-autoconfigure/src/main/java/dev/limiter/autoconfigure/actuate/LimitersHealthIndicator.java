@@ -11,8 +11,10 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * Health of the limiters' backend: UP while Redis decides, {@code DEGRADED} while Redis fails and
- * the limiters follow their failure policy. The application still serves then, so the status is not
- * DOWN; map it as you need, e.g. {@code management.endpoint.health.status.http-mapping.degraded=503}.
+ * the limiters follow their failure policy, with the reason (what Redis or the client said, such as
+ * OOM, NOAUTH or a refused connection) and Redis' address in the details. The application still
+ * serves then, so the status is not DOWN; map it as you need, e.g.
+ * {@code management.endpoint.health.status.http-mapping.degraded=503}.
  */
 final class LimitersHealthIndicator implements HealthIndicator {
 
@@ -31,12 +33,21 @@ final class LimitersHealthIndicator implements HealthIndicator {
     @Override
     public Health health() {
         String policy = properties.getOnRedisFailure().name().toLowerCase(Locale.ROOT);
-        Status status = redis.isRedisAvailable() ? Status.UP : DEGRADED;
-        return Health.status(status)
+        boolean available = redis.isRedisAvailable();
+        Health.Builder health = Health.status(available ? Status.UP : DEGRADED)
             .withDetail("backend", "redis")
+            .withDetail("redis", redis.redisAddress())
             .withDetail("onRedisFailure", policy)
             .withDetail("instances", redis.instances())
-            .withDetail("instancesCounted", !redis.isInstanceCountConfigured())
-            .build();
+            .withDetail("instancesCounted", !redis.isInstanceCountConfigured());
+        String reason = redis.unavailableReason();
+        if (!available && reason != null) {
+            health.withDetail("reason", reason);
+        }
+        int uncharged = redis.unchargedKeys();
+        if (uncharged > 0) {
+            health.withDetail("keysOwingRedis", uncharged);
+        }
+        return health.build();
     }
 }

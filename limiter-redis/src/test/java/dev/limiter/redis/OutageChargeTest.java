@@ -1,0 +1,418 @@
+package dev.limiter.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import dev.limiter.Algorithm;
+import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
+import dev.limiter.FailurePolicy;
+import dev.limiter.LimitSpec;
+import dev.limiter.RateLimiter;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.RedisTest;
+import dev.limiter.test.TestRedis;
+import dev.limiter.test.VirtualClock;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Every permit admitted without Redis is charged to Redis when it answers again, before this instance
+ * decides on Redis for that key: an outage never hands out a second limit. The outages are real, on a
+ * private redis-server: it refuses the limiters' credentials (NOAUTH), runs out of memory (OOM), or
+ * drops their connection; time is the test's clock, so windows never pass on their own.
+ */
+@RedisTest
+@Timeout(120)
+class OutageChargeTest {
+
+    static final LimitSpec FIVE_PER_10S = LimitSpec.of(5, Duration.ofSeconds(10));
+
+    /** The password the tests make Redis ask for: the limiters' connection does not know it. */
+    static final String PASSWORD = "limiter-test-outage";
+
+    TestRedis redis;
+
+    ClientResources resources;
+
+    LettuceConnectionFactory connections;
+
+    StringRedisTemplate template;
+
+    /** A second connection, to make the faults: it authenticates before Redis asks, so it stays usable. */
+    Admin admin;
+
+    final VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START);
+
+    final String prefix = TestRedisSupport.uniquePrefix();
+
+    @BeforeEach
+    void startPrivateRedis() {
+        redis = TestRedis.start();
+        Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may make fail");
+        // As the auto-configured connection: commands rejected while disconnected, reconnects at most 100 ms apart.
+        resources = DefaultClientResources.builder()
+            .reconnectDelay(Delay.exponential(Duration.ZERO, Duration.ofMillis(100), 2, TimeUnit.MILLISECONDS))
+            .build();
+        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+            .commandTimeout(Duration.ofMillis(500))
+            .shutdownTimeout(Duration.ZERO)
+            .clientOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build())
+            .clientResources(resources)
+            .build();
+        connections = TestRedisSupport.connectionFactory(redis, client);
+        template = TestRedisSupport.template(connections);
+        admin = new Admin(redis);
+    }
+
+    @AfterEach
+    void stopPrivateRedis() {
+        if (admin != null) {
+            admin.close();
+        }
+        if (connections != null) {
+            connections.destroy();
+        }
+        if (resources != null) {
+            resources.shutdown(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    RedisRateLimiterFactory factory(FailurePolicy policy) {
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(template)
+            .keyPrefix(prefix)
+            .clock(clock)
+            .failurePolicy(policy)
+            .probeInterval(Duration.ofMillis(50))
+            .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build())
+            .build();
+        factory.warmUp();
+        return factory;
+    }
+
+    /**
+     * The outage case of issue 23: a fresh key, Redis refusing the limiters' credentials while a user
+     * keeps calling, then answering again. Before, the user got the limit from the local policy and a
+     * second one from Redis after; now what the policy admitted is charged first, and the user gets
+     * the limit once in all.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void whatTheLocalPolicyAdmittedDuringAnOutageIsChargedSoTheLimitHoldsOverBoth(Algorithm algorithm) throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
+        RateLimiter limiter = factory.create("orders", algorithm, FIVE_PER_10S);
+
+        refuseCredentials();
+        int admitted = 0;
+        List<DecisionSource> sources = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            Decision decision = limiter.tryAcquire("fresh");
+            sources.add(decision.source());
+            admitted += decision.allowed() ? 1 : 0;
+        }
+        assertThat(sources).as("decided without Redis").doesNotContain(DecisionSource.REDIS);
+        // The client's attempts to reconnect hear NOAUTH: the next failed call makes it an outage.
+        awaitTrue(() -> limiter.tryAcquire("another").source() != DecisionSource.REDIS && !factory.isRedisAvailable(), "out");
+        assertThat(factory.unavailableReason()).as("why, for health").contains("NOAUTH");
+        assertThat(admitted).as("the local policy's share: the whole limit of one instance").isEqualTo(5);
+
+        acceptCredentials();
+        awaitTrue(factory::isRedisAvailable, "back on Redis");
+        awaitTrue(() -> factory.unchargedKeys() == 0, "charged");
+        for (int i = 0; i < 8; i++) {
+            Decision decision = limiter.tryAcquire("fresh");
+            assertThat(decision.source()).isEqualTo(DecisionSource.REDIS);
+            admitted += decision.allowed() ? 1 : 0;
+        }
+        assertThat(admitted).as("admitted over the outage and after it, in one window: the limit once").isEqualTo(5);
+        assertThat(factory.unavailableReason()).isNull();
+        factory.close();
+    }
+
+    @Test
+    void allowChargesWhatItAdmittedToo() throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW);
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
+        refuseCredentials();
+        for (int i = 0; i < 3; i++) {
+            assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        }
+        acceptCredentials();
+        awaitTrue(() -> factory.isRedisAvailable() && factory.unchargedKeys() == 0, "back on Redis, charged");
+        Decision fromRedis = limiter.tryAcquire("k");
+        assertThat(fromRedis.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(fromRedis.remaining()).as("3 charged, 1 taken now").isEqualTo(1);
+        factory.close();
+    }
+
+    @Test
+    void denyAdmitsNothingSoOwesNothing() throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.DENY);
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, FIVE_PER_10S);
+        refuseCredentials();
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        awaitTrue(() -> !limiter.tryAcquire("k").allowed() && !factory.isRedisAvailable(), "out");
+        assertThat(factory.unchargedKeys()).isZero();
+        acceptCredentials();
+        awaitTrue(factory::isRedisAvailable, "back on Redis");
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        factory.close();
+    }
+
+    /** Permits that weigh no more on the key's state by the time Redis answers are not charged at all. */
+    @Test
+    void permitsOlderThanTheWindowAreNotCharged() throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
+        RateLimiter limiter = factory.create("orders", Algorithm.SLIDING_LOG, FIVE_PER_10S);
+        refuseCredentials();
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.tryAcquire("k").allowed()).isTrue();
+        }
+        clock.advance(Duration.ofSeconds(21));
+        acceptCredentials();
+        awaitTrue(() -> factory.isRedisAvailable() && factory.unchargedKeys() == 0, "back on Redis, charged");
+        assertThat(limiter.tryAcquire("k").remaining()).as("a whole window later, nothing of the outage weighs").isEqualTo(4);
+        factory.close();
+    }
+
+    /**
+     * A connection dropped between calls (a proxy closing idle connections, CLIENT KILL) is no outage:
+     * the client connects again at once and the next call goes to Redis.
+     */
+    @Test
+    void aDroppedConnectionIsNoOutage() throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.REDIS);
+        for (int drop = 0; drop < 5; drop++) {
+            assertThat(admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")).as("connections dropped").isNotEqualTo(0L);
+            // Between calls: time for the client to notice and reconnect, at its first attempt.
+            Thread.sleep(100);
+            Decision decision = limiter.tryAcquire("k");
+            assertThat(decision.source()).as("after drop %d", drop + 1).isEqualTo(DecisionSource.REDIS);
+        }
+        assertThat(factory.isRedisAvailable()).isTrue();
+        assertThat(factory.unchargedKeys()).isZero();
+        factory.close();
+    }
+
+    /**
+     * Out of memory: decisions that would write fail (OOM), those that only read still succeed; the
+     * probe is refused like a writing decision, so Redis stays out until writes succeed again, without
+     * flapping between out and in.
+     */
+    @Test
+    void anOutOfMemoryRedisIsOutUntilDecisionsCanWriteAgainWithoutFlapping() throws InterruptedException {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
+        RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(1, Duration.ofSeconds(10)));
+        assertThat(limiter.tryAcquire("full").allowed()).isTrue();
+        assertThat(limiter.tryAcquire("full").allowed()).as("a rejection: nothing written").isFalse();
+        admin.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        admin.call("CONFIG", "SET", "maxmemory", "1");
+        try {
+            Decision decision = limiter.tryAcquire("new-key");
+            assertThat(decision.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
+            assertThat(factory.isRedisAvailable()).as("OOM is an outage at once").isFalse();
+            assertThat(factory.unavailableReason()).contains("OOM");
+            // Ten probe intervals: a probe that wrote nothing would have succeeded and flapped.
+            for (int i = 0; i < 10; i++) {
+                Thread.sleep(50);
+                assertThat(factory.isRedisAvailable()).as("still out after %d probe intervals", i + 1).isFalse();
+            }
+        }
+        finally {
+            admin.call("CONFIG", "SET", "maxmemory", "0");
+        }
+        awaitTrue(factory::isRedisAvailable, "back once writes succeed");
+        assertThat(factory.unavailableReason()).isNull();
+        factory.close();
+    }
+
+    /** After an outage of any length, decisions are back on Redis within a second of it answering. */
+    @Test
+    void backOnRedisWithinASecondAfterALongOutage() throws InterruptedException {
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(template)
+            .keyPrefix(prefix)
+            .clock(clock)
+            .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build())
+            .build();
+        factory.warmUp();
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        refuseCredentials();
+        limiter.tryAcquire("k");
+        awaitTrue(() -> !factory.isRedisAvailable(), "out");
+        // 30 s refused: Lettuce's own backoff would have grown to its 30 s maximum by then.
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < end) {
+            limiter.tryAcquire("k");
+            Thread.sleep(200);
+        }
+        assertThat(factory.isRedisAvailable()).isFalse();
+        acceptCredentials();
+        long answered = System.nanoTime();
+        awaitTrue(factory::isRedisAvailable, "back on Redis");
+        Duration back = Duration.ofNanos(System.nanoTime() - answered);
+        assertThat(back).as("back on Redis after it answered").isLessThan(Duration.ofSeconds(1));
+        assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.REDIS);
+        factory.close();
+    }
+
+    /**
+     * Two instances share a key and an outage; the first back charges what it admitted, but the other
+     * has not yet: until it has, the first stays within its share though Redis would admit more. In
+     * all, the limit once: 2 before, 4 + 4 during, none after.
+     */
+    @Test
+    void anInstanceBackFirstStaysWithinItsShareUntilTheOtherHasCharged() throws InterruptedException {
+        RedisRateLimiterFactory first = instance(Duration.ofMillis(50));
+        RedisRateLimiterFactory late = instance(Duration.ofSeconds(2));
+        // Each counts both once it has beaten after the other's first heartbeat.
+        awaitTrue(() -> first.instances() == 2 && late.instances() == 2, "two instances counted");
+        RateLimiter a = first.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofSeconds(10)));
+        RateLimiter b = late.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofSeconds(10)));
+        int admitted = 0;
+        admitted += a.tryAcquire("hot").allowed() ? 1 : 0;
+        admitted += b.tryAcquire("hot").allowed() ? 1 : 0;
+
+        refuseCredentials();
+        awaitOut(first, a);
+        awaitOut(late, b);
+        for (int i = 0; i < 6; i++) {
+            admitted += a.tryAcquire("hot").allowed() ? 1 : 0;
+            admitted += b.tryAcquire("hot").allowed() ? 1 : 0;
+        }
+        assertThat(admitted).as("2 from Redis, then each instance's share of the 8 left").isEqualTo(10);
+
+        acceptCredentials();
+        awaitTrue(first::isRedisAvailable, "first back");
+        assertThat(late.isRedisAvailable()).as("the other probes later").isFalse();
+        for (int i = 0; i < 5; i++) {
+            Decision decision = a.tryAcquire("hot");
+            assertThat(decision.allowed()).as("Redis holds 4 left, but the other instance owes 4: call %d", i + 1).isFalse();
+        }
+        awaitTrue(() -> late.isRedisAvailable() && late.unchargedKeys() == 0, "the other back and charged");
+        for (int i = 0; i < 5; i++) {
+            admitted += a.tryAcquire("hot").allowed() ? 1 : 0;
+            admitted += b.tryAcquire("hot").allowed() ? 1 : 0;
+        }
+        assertThat(admitted).as("admitted in all, in one window of 10").isEqualTo(10);
+        first.close();
+        late.close();
+    }
+
+    /** Calls another key until the instance counts Redis as out: a call must fail to tell it. */
+    private static void awaitOut(RedisRateLimiterFactory instance, RateLimiter limiter) throws InterruptedException {
+        awaitTrue(() -> {
+            limiter.tryAcquire("other");
+            return !instance.isRedisAvailable();
+        }, "out");
+    }
+
+    private RedisRateLimiterFactory instance(Duration probeInterval) {
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(template)
+            .keyPrefix(prefix)
+            .clock(clock)
+            .probeInterval(probeInterval)
+            .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(1000).build())
+            .build();
+        factory.warmUp();
+        return factory;
+    }
+
+    /** Redis asks for a password the limiters do not know, and drops their connection: they cannot reconnect. */
+    private void refuseCredentials() {
+        admin.call("CONFIG", "SET", "requirepass", PASSWORD);
+        admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+    }
+
+    private void acceptCredentials() {
+        admin.call("CONFIG", "SET", "requirepass", "");
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for: " + what).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    /**
+     * A plain socket of the test's own, connected before any password is asked for (so it stays
+     * authenticated) and spared by its own CLIENT KILL: the faults are made through it.
+     */
+    static final class Admin implements AutoCloseable {
+
+        private final Socket socket;
+
+        private final BufferedReader in;
+
+        Admin(TestRedis redis) {
+            try {
+                socket = new Socket(redis.host(), redis.port());
+                socket.setSoTimeout(5_000);
+                in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        /** Sends one command; returns a status or error as text, an integer as Long. */
+        Object call(String... args) {
+            StringBuilder command = new StringBuilder("*" + args.length + "\r\n");
+            for (String arg : args) {
+                command.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
+            }
+            try {
+                OutputStream out = socket.getOutputStream();
+                out.write(command.toString().getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                String line = in.readLine();
+                assertThat(line).as("reply to %s", String.join(" ", args)).doesNotStartWith("-");
+                return line.startsWith(":") ? (Object) Long.parseLong(line.substring(1)) : line;
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                socket.close();
+            }
+            catch (IOException ex) {
+                // Closing a test's socket.
+            }
+        }
+    }
+}
