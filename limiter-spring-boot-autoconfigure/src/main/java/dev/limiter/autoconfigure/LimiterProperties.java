@@ -617,10 +617,12 @@ public class LimiterProperties {
         private Duration probeInterval = Duration.ofMillis(250);
 
         /**
-         * How often each instance announces itself in Redis (one small call, never per decision). An
-         * instance counts as alive for three intervals after its last heartbeat.
+         * How often each instance announces itself in Redis (one small call, never per decision), and
+         * says whether it owes Redis permits admitted while Redis failed. An instance counts as alive
+         * for three intervals after its last heartbeat; one back from an outage that the others did
+         * not have waits up to an interval for their word before its limits are Redis' alone again.
          */
-        private Duration heartbeatInterval = Duration.ofSeconds(5);
+        private Duration heartbeatInterval = Duration.ofSeconds(1);
 
         /**
          * How many instances share each limit, instead of those counted by their heartbeats; with

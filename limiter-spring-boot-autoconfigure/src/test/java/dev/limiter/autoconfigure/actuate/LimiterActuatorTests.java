@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Algorithm;
 import dev.limiter.LimitSpec;
@@ -255,9 +256,17 @@ class LimiterActuatorTests {
                         .containsEntry("instances", 1)
                         .containsEntry("instancesCounted", true);
                     redis.kill();
-                    assertThatExceptionOfType(RateLimitExceededException.class)
-                        .isThrownBy(() -> context.getBean(Service.class).order("carol"));
+                    // Out once the client's attempt to reconnect is refused and a call fails after it.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    do {
+                        assertThatExceptionOfType(RateLimitExceededException.class)
+                            .isThrownBy(() -> context.getBean(Service.class).order("carol"));
+                        Thread.sleep(5);
+                    }
+                    while (health.health().getStatus().equals(Status.UP) && System.nanoTime() < deadline);
                     assertThat(health.health().getStatus().getCode()).isEqualTo("DEGRADED");
+                    assertThat(health.health().getDetails()).containsEntry("redis", redis.host() + ":" + redis.port())
+                        .hasEntrySatisfying("reason", (reason) -> assertThat(reason).asString().contains("Connection refused"));
                     assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "carol").source()).isEqualTo("failure-policy");
                     WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = context.getBean(LimitersEndpoint.class)
                         .reset("orders", "carol");

@@ -277,9 +277,15 @@ class LimiterMetricsTests {
                     service.strict("frank");
                     assertThat(decisions(meters, "strict", "allowed", "redis")).isEqualTo(1);
                     assertThat(decisions(meters, "strict", "allowed", "local-fallback")).isEqualTo(1);
+                    RedisRateLimiterFactory factory = context.getBean(RedisRateLimiterFactory.class);
+                    // Out once the client's attempt to reconnect is refused and a call (here the
+                    // charge of the permit the policy admitted) fails after it.
+                    long out = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    while (factory.isRedisAvailable() && System.nanoTime() < out) {
+                        Thread.sleep(5);
+                    }
                     assertThat(meters.get(LimiterMetricsAutoConfiguration.FAILURE_POLICY_ACTIVE).gauge().value()).isEqualTo(1);
                     redis.restart();
-                    RedisRateLimiterFactory factory = context.getBean(RedisRateLimiterFactory.class);
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     while (!factory.isRedisAvailable() && System.nanoTime() < deadline) {
                         Thread.onSpinWait();
