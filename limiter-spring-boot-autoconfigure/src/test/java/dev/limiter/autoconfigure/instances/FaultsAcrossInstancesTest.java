@@ -115,6 +115,63 @@ class FaultsAcrossInstancesTest {
         soft.assertAll();
     }
 
+    /** The sample's limit: a token bucket of 5 per 10 s. */
+    static final Limited ORDERS = new Limited("orders", "token-bucket", List.of(new Limit(5, 10_000, 0)), 0, null);
+
+    /** How long the one user of the outage case calls, one call every {@link #USER_PAUSE_MILLIS}. */
+    static final Duration USER_CALLS = Duration.ofSeconds(6);
+
+    static final long USER_PAUSE_MILLIS = 100;
+
+    static final Duration REFUSING = Duration.ofSeconds(2);
+
+    /**
+     * One instance, so that the local policy's share is the whole limit (with three, a third of it: an
+     * outage's extra permits would hide in the refill of the seconds the case takes). The user calls
+     * every 100 ms for 6 s on a fresh key while Redis refuses the application (password set, clients
+     * dropped) for the first 2 s, then answers again. Over those 6 s the bucket allows its 5 plus the
+     * refill, 1 every 2 s: the checker's bound. And since the user drains the bucket, at least the limit
+     * is admitted: Limiter went back to Redis after the outage.
+     */
+    @Test
+    void anOutageOfTwoSecondsHandsOutTheLimitOnceNotTwice() throws Exception {
+        TestRedis.serverUnavailable().ifPresent(Assumptions::abort);
+        Path records = Files.createDirectories(Path.of("target", "faults", UUID.randomUUID().toString())).toAbsolutePath();
+        SoftAssertions soft = new SoftAssertions();
+        try (TestRedis redis = TestRedis.server().start(); RedisControl control = new RedisControl(redis.host(), redis.port())) {
+            List<String> properties = properties(redis);
+            properties.addAll(ORDERS.properties());
+            InstanceResult calls;
+            try (Instances instances = Instances.start("outage-case", 1, properties)) {
+                System.out.println("warm-up: " + instances.warmUp(Duration.ofSeconds(1)));
+                control.requirePassword("x");
+                try {
+                    control.ok("CLIENT", "KILL", "TYPE", "normal");
+                    instances.send(0, "soak " + records.resolve("instance-0.txt") + " " + USER_CALLS.toMillis() + " "
+                            + USER_PAUSE_MILLIS + " 100 1 " + ORDERS.name() + " 1");
+                    Thread.sleep(REFUSING.toMillis());
+                }
+                finally {
+                    control.requirePassword("");
+                }
+                calls = instances.await(0, USER_CALLS.plus(Instances.COMMAND));
+                System.out.println("one user, outage case: " + calls);
+                instances.limiterWarnings().forEach(System.out::println);
+            }
+            Recorded recorded = Recorded.read(records, 1);
+            AdmissionAudit.Finding finding = AdmissionAudit.audit(Map.of(ORDERS.name(), ORDERS.checks()), recorded.admissions())
+                .get(0);
+            System.out.println("audit " + finding);
+            soft.assertThat(finding.keysOver()).as("the user admitted beyond the bucket and its refill: %s", finding).isZero();
+            soft.assertThat(recorded.admissions())
+                .as("admitted: at least the limit, once Limiter is back on Redis (%s)", calls)
+                .hasSizeGreaterThanOrEqualTo((int) ORDERS.limits().get(0).limit());
+            soft.assertThat(calls.errors()).as("calls failing with anything but a rejection (%s)", calls).isZero();
+            soft.assertThat(recorded.errors()).as("calls failing with anything but a rejection").isEmpty();
+        }
+        soft.assertAll();
+    }
+
     /** Every limiter of {@link #LIMITERS}, the private Redis and a key prefix of this run's own. */
     static List<String> properties(TestRedis redis) {
         List<String> properties = new ArrayList<>();

@@ -39,8 +39,8 @@ import dev.limiter.autoconfigure.instances.InstanceApp.LimitedCall;
  * rejected paths;</li>
  * <li>{@code flood <limiter> <key> <millis> <pauseMillis>}: the callers call one key for that long,
  * each pausing between its calls (to leave the machine's cores to Redis and the other instances);</li>
- * <li>{@code soak <file> <millis> <pauseMillis> <hotPercent> <keys> <limiter>,<limiter>,...}: for that long
- * each caller calls a limiter chosen at random on the key {@code hot} ({@code hotPercent} % of its calls) or
+ * <li>{@code soak <file> <millis> <pauseMillis> <hotPercent> <keys> <limiter>,<limiter>,... [<callers>]}: for
+ * that long each caller (all {@value #THREADS}, or the first {@code callers} of them) calls a limiter chosen at random on the key {@code hot} ({@code hotPercent} % of its calls) or
  * on one of {@code k0 … k<keys−1>}, pausing between its calls, and writes to {@code file} one
  * {@link Admission} line per admitted call, then {@code R <limiter> <key> <count>} per key with rejections
  * and {@code E <limiter> <key> <before> <after> <exception>} per failed call.</li>
@@ -164,14 +164,18 @@ final class InstanceCommands implements AutoCloseable {
         int hotPercent = Integer.parseInt(words[4]);
         int keys = Integer.parseInt(words[5]);
         List<String> names = List.of(words[6].split(","));
+        int callers = (words.length > 7) ? Integer.parseInt(words[7]) : THREADS;
+        if (callers < 1 || callers > THREADS) {
+            throw new IllegalArgumentException("between 1 and " + THREADS + " callers, not " + callers);
+        }
         List<LimitedCall> limited = names.stream().map(this::limiter).toList();
         List<List<String>> lines = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
+        for (int t = 0; t < callers; t++) {
             lines.add(new ArrayList<>());
         }
         Map<String, LongAdder> rejections = new ConcurrentHashMap<>();
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        String result = drive(command, millis, (caller, tally) -> {
+        String result = drive(command, millis, callers, (caller, tally) -> {
             List<String> mine = lines.get(caller);
             ThreadLocalRandom random = ThreadLocalRandom.current();
             while (System.nanoTime() - end < 0) {
@@ -210,12 +214,17 @@ final class InstanceCommands implements AutoCloseable {
 
     /** Runs {@code work} on every caller at once and sums up what they saw. */
     private String drive(String command, long extraMillis, Work work) throws Exception {
+        return drive(command, extraMillis, THREADS, work);
+    }
+
+    /** Runs {@code work} on the first {@code callers} callers at once and sums up what they saw. */
+    private String drive(String command, long extraMillis, int callers, Work work) throws Exception {
         Map<DecisionSource, Long> before = this.decisions.snapshot();
         Tally tally = new Tally();
-        CountDownLatch ready = new CountDownLatch(THREADS);
+        CountDownLatch ready = new CountDownLatch(callers);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
+        for (int t = 0; t < callers; t++) {
             int caller = t;
             futures.add(this.callers.submit(() -> {
                 ready.countDown();
