@@ -112,6 +112,7 @@ class FaultsAcrossInstancesTest {
                 soft.assertThat(finding.keys()).as("%s: keys with admissions", limiter).isGreaterThan(KEYS / 2);
             }
         }
+        keepRecordsOnlyOnFailure(soft, records);
         soft.assertAll();
     }
 
@@ -169,7 +170,23 @@ class FaultsAcrossInstancesTest {
             soft.assertThat(calls.errors()).as("calls failing with anything but a rejection (%s)", calls).isZero();
             soft.assertThat(recorded.errors()).as("calls failing with anything but a rejection").isEmpty();
         }
+        keepRecordsOnlyOnFailure(soft, records);
         soft.assertAll();
+    }
+
+    /** The records of a soak are tens of megabytes: kept under target/faults for a look after a failure only. */
+    private static void keepRecordsOnlyOnFailure(SoftAssertions soft, Path records) throws IOException {
+        if (soft.errorsCollected().isEmpty()) {
+            try (var files = Files.list(records)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+            Files.delete(records);
+        }
+        else {
+            System.out.println("admissions recorded in " + records);
+        }
     }
 
     /** Every limiter of {@link #LIMITERS}, the private Redis and a key prefix of this run's own. */
