@@ -14,6 +14,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
+import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.RateLimited;
 
 import org.springframework.boot.Banner;
@@ -55,7 +56,7 @@ public class InstanceApp {
         int status = 0;
         try (ConfigurableApplicationContext context = application.run(args);
                 InstanceCommands commands = new InstanceCommands(Calls.byLimiter(context.getBean(Calls.class)),
-                        context.getBean(DecisionCounter.class))) {
+                        context.getBean(RateLimiterRegistry.class), context.getBean(DecisionCounter.class))) {
             System.out.println(READY);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.strip().equals("quit"); line = in.readLine()) {

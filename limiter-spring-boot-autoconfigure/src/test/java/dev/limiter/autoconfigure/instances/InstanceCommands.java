@@ -1,13 +1,19 @@
 package dev.limiter.autoconfigure.instances;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,8 +21,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.instances.InstanceApp.DecisionCounter;
 import dev.limiter.autoconfigure.instances.InstanceApp.LimitedCall;
 
@@ -29,10 +38,17 @@ import dev.limiter.autoconfigure.instances.InstanceApp.LimitedCall;
  * this instance, for that long, pausing between its calls, so that the JIT compiles the allowed and the
  * rejected paths;</li>
  * <li>{@code flood <limiter> <key> <millis> <pauseMillis>}: the callers call one key for that long,
- * each pausing between its calls (to leave the machine's cores to Redis and the other instances).</li>
+ * each pausing between its calls (to leave the machine's cores to Redis and the other instances);</li>
+ * <li>{@code soak <file> <millis> <pauseMillis> <hotPercent> <keys> <limiter>,<limiter>,... [<callers>]}: for
+ * that long each caller (all {@value #THREADS}, or the first {@code callers} of them) calls a limiter chosen at random on the key {@code hot} ({@code hotPercent} % of its calls) or
+ * on one of {@code k0 … k<keys−1>}, pausing between its calls, and writes to {@code file} one
+ * {@link Admission} line per admitted call, then {@code R <limiter> <key> <count>} per key with rejections
+ * and {@code E <limiter> <key> <before> <after> <exception>} per failed call.</li>
  * </ul>
  * A call counts as admitted when the method ran, rejected on {@link RateLimitExceededException}, and as
- * an error on any other exception.
+ * an error on any other exception. A limiter is one of {@link InstanceApp}'s annotated methods or else,
+ * by name, any limiter of the registry (one defined only under {@code limiter.limiters}), called with
+ * {@link RateLimiter#tryAcquire(String)} and rejected as the annotation would.
  */
 final class InstanceCommands implements AutoCloseable {
 
@@ -51,12 +67,15 @@ final class InstanceCommands implements AutoCloseable {
 
     private final Map<String, LimitedCall> calls;
 
+    private final RateLimiterRegistry registry;
+
     private final DecisionCounter decisions;
 
     private final ExecutorService callers;
 
-    InstanceCommands(Map<String, LimitedCall> calls, DecisionCounter decisions) {
+    InstanceCommands(Map<String, LimitedCall> calls, RateLimiterRegistry registry, DecisionCounter decisions) {
         this.calls = calls;
+        this.registry = registry;
         this.decisions = decisions;
         AtomicInteger number = new AtomicInteger();
         this.callers = Executors.newFixedThreadPool(THREADS, (task) -> {
@@ -111,6 +130,8 @@ final class InstanceCommands implements AutoCloseable {
                         }
                     });
                 }
+                case "soak":
+                    return soak(command, words);
                 default:
                     throw new IllegalArgumentException("unknown command");
             }
@@ -122,20 +143,88 @@ final class InstanceCommands implements AutoCloseable {
 
     private LimitedCall limiter(String name) {
         LimitedCall call = this.calls.get(name);
-        if (call == null) {
-            throw new IllegalArgumentException("no limiter " + name + "; there are " + this.calls.keySet());
+        if (call != null) {
+            return call;
         }
-        return call;
+        RateLimiter limiter = this.registry.find(name)
+            .orElseThrow(() -> new IllegalArgumentException("no limiter " + name + "; there are " + this.calls.keySet()
+                    + " and " + this.registry.names()));
+        return (key) -> {
+            Decision decision = limiter.tryAcquire(key);
+            if (!decision.allowed()) {
+                throw new RateLimitExceededException(name, decision);
+            }
+        };
+    }
+
+    private String soak(String command, String[] words) throws Exception {
+        Path file = Path.of(words[1]);
+        long millis = Long.parseLong(words[2]);
+        long pauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(words[3]));
+        int hotPercent = Integer.parseInt(words[4]);
+        int keys = Integer.parseInt(words[5]);
+        List<String> names = List.of(words[6].split(","));
+        int callers = (words.length > 7) ? Integer.parseInt(words[7]) : THREADS;
+        if (callers < 1 || callers > THREADS) {
+            throw new IllegalArgumentException("between 1 and " + THREADS + " callers, not " + callers);
+        }
+        List<LimitedCall> limited = names.stream().map(this::limiter).toList();
+        List<List<String>> lines = new ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+            lines.add(new ArrayList<>());
+        }
+        Map<String, LongAdder> rejections = new ConcurrentHashMap<>();
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        String result = drive(command, millis, callers, (caller, tally) -> {
+            List<String> mine = lines.get(caller);
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            while (System.nanoTime() - end < 0) {
+                int limiter = random.nextInt(names.size());
+                String key = (random.nextInt(100) < hotPercent) ? "hot" : "k" + random.nextInt(keys);
+                long before = epochMicros();
+                Seen seen = tally.call(limited.get(limiter), key);
+                long after = epochMicros();
+                if (seen == Seen.ADMITTED) {
+                    mine.add(new Admission(names.get(limiter), key, before, after).line());
+                }
+                else if (seen == Seen.REJECTED) {
+                    rejections.computeIfAbsent(names.get(limiter) + " " + key, (k) -> new LongAdder()).increment();
+                }
+                else {
+                    mine.add("E " + names.get(limiter) + " " + key + " " + before + " " + after + " " + tally.lastError.get());
+                }
+                LockSupport.parkNanos(pauseNanos);
+            }
+        });
+        List<String> all = new ArrayList<>();
+        lines.forEach(all::addAll);
+        rejections.forEach((limiterAndKey, count) -> all.add("R " + limiterAndKey + " " + count.sum()));
+        Files.write(file, all, StandardCharsets.UTF_8);
+        return result;
+    }
+
+    /**
+     * Now, in microseconds since the epoch, rounded down: the clock Redis' {@code TIME} reads, rounded the
+     * same way, so a decision Redis times between two readings lies between them.
+     */
+    static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
     }
 
     /** Runs {@code work} on every caller at once and sums up what they saw. */
     private String drive(String command, long extraMillis, Work work) throws Exception {
+        return drive(command, extraMillis, THREADS, work);
+    }
+
+    /** Runs {@code work} on the first {@code callers} callers at once and sums up what they saw. */
+    private String drive(String command, long extraMillis, int callers, Work work) throws Exception {
         Map<DecisionSource, Long> before = this.decisions.snapshot();
         Tally tally = new Tally();
-        CountDownLatch ready = new CountDownLatch(THREADS);
+        CountDownLatch ready = new CountDownLatch(callers);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
+        for (int t = 0; t < callers; t++) {
             int caller = t;
             futures.add(this.callers.submit(() -> {
                 ready.countDown();
@@ -178,6 +267,11 @@ final class InstanceCommands implements AutoCloseable {
 
     }
 
+    /** What one call came to. */
+    private enum Seen {
+        ADMITTED, REJECTED, ERROR
+    }
+
     /** What the callers of one command saw, summed up. */
     private static final class Tally {
 
@@ -191,20 +285,28 @@ final class InstanceCommands implements AutoCloseable {
 
         final AtomicReference<String> firstError = new AtomicReference<>();
 
-        void call(LimitedCall call, String key) {
+        final ThreadLocal<String> lastError = new ThreadLocal<>();
+
+        Seen call(LimitedCall call, String key) {
             long start = System.nanoTime();
+            Seen seen;
             try {
                 call.call(key);
                 this.admitted.increment();
+                seen = Seen.ADMITTED;
             }
             catch (RateLimitExceededException ex) {
                 this.rejected.increment();
+                seen = Seen.REJECTED;
             }
             catch (RuntimeException | Error ex) {
                 this.errors.increment();
                 this.firstError.compareAndSet(null, ex.toString());
+                this.lastError.set(ex.toString().replaceAll("\\s+", " "));
+                seen = Seen.ERROR;
             }
             this.slowestNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+            return seen;
         }
 
     }

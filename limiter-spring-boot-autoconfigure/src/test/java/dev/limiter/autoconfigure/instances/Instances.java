@@ -127,6 +127,16 @@ final class Instances implements AutoCloseable {
         }
     }
 
+    /** Sends a command to instance {@code index} alone, without waiting; {@link #await(int, Duration)} collects its result. */
+    void send(int index, String command) {
+        this.children.get(index).send(command);
+    }
+
+    /** The result of the command last sent to instance {@code index}, waiting at most {@code timeout}. */
+    InstanceResult await(int index, Duration timeout) {
+        return this.children.get(index).awaitResult(System.nanoTime() + timeout.toNanos());
+    }
+
     /** The results of the command last sent, one per instance, waiting at most {@code timeout} for all. */
     Round await(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
