@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A call that timed out may have been applied in Redis; it is charged against the share all the
  * same, so the error is a permit too few, never one too many. With several limits, Redis reports the
- * one with the fewest permits left; the others start whole, divided among the instances.
+ * one with the fewest permits left, so no limit has fewer: each starts from that many, until it is
+ * whole again by itself (its window, or a bucket's refill from empty, after Redis' word).
  */
 final class LocalShares {
 
@@ -51,8 +52,11 @@ final class LocalShares {
     private record Shares(int instances, InMemoryRateLimiter limiter) {
     }
 
-    /** What Redis said of a key: the reported limit (0-based), its remaining permits, and times in clock micros. */
-    private record Observation(int limit, long remaining, long observedAt, long wholeAt) {
+    /**
+     * What Redis said of a key: the reported limit (0-based), its remaining permits (no limit has fewer),
+     * when it said so and when every limit is whole again, in clock micros.
+     */
+    private record Observation(int limit, long remaining, long observedAt, long allWholeAt) {
     }
 
     /** A key: Redis' last word on it, and the allowance this instance drew from that word. */
@@ -89,18 +93,19 @@ final class LocalShares {
             entry = entries.get(key, (k) -> new Entry());
         }
         long now = clock.nowMicros();
-        entry.last = new Observation(reportedLimit, remaining, now, now + wholeAfter(reportedLimit, resetAfterMicros));
+        entry.last = new Observation(reportedLimit, remaining, now, now + resetAfterMicros);
     }
 
     /**
-     * Time until the reported limit is whole again: the reply's reset-after is that of every limit, and
-     * no limit takes longer than its own window (or, for a bucket, its refill from empty) to be whole.
+     * When limit {@code index} is whole again at the latest, after Redis' word: the reply's reset-after
+     * is that of every limit, and no limit takes longer than its own window (or, for a bucket, its
+     * refill from empty) to be whole.
      */
-    private long wholeAfter(int limit, long resetAfterMicros) {
-        LimitSpec spec = config.limits().get(limit);
+    private long wholeAt(Observation basis, int index) {
+        LimitSpec spec = config.limits().get(index);
         long own = config.algorithm().isBucket() ? (long) Math.ceil((double) spec.burst() * spec.windowMicros() / spec.limit())
                 : spec.windowMicros();
-        return Math.min(resetAfterMicros, own);
+        return Math.min(basis.allWholeAt(), basis.observedAt() + own);
     }
 
     /** Decides a call Redis did not answer, from this instance's share. */
@@ -156,10 +161,10 @@ final class LocalShares {
     }
 
     /**
-     * The permits of the reported limit this instance may still take until that limit is whole again:
-     * remaining / instances when Redis answered, refilled at rate / instances for bucket algorithms.
-     * In doubles: a fallback's share needs no exact arithmetic, and a burst times a window in
-     * microseconds can exceed a long.
+     * The permits of each limit this instance may still take until that limit is whole again: Redis'
+     * remaining / instances when Redis answered (the reported limit's, which no limit has fewer of),
+     * refilled at rate / instances for bucket algorithms. In doubles: a fallback's share needs no exact
+     * arithmetic, and a burst times a window in microseconds can exceed a long.
      */
     private final class Allowance {
 
@@ -167,72 +172,92 @@ final class LocalShares {
 
         final int instances;
 
-        /** Permits of the whole limit, as if all instances drew on them like this one. */
-        private double permits;
+        /** Per limit: permits of the whole limit, as if all instances drew on them like this one. */
+        private final double[] permits;
+
+        /** Per limit: when it is whole again, after which Redis' word no longer binds it. */
+        private final long[] wholeAt;
 
         private long at;
 
         Allowance(@Nullable Observation basis, int instances, long now) {
             this.basis = basis;
             this.instances = instances;
+            int count = config.limits().size();
+            this.permits = new double[count];
+            this.wholeAt = new long[count];
             if (basis != null) {
-                this.permits = basis.remaining();
+                for (int i = 0; i < count; i++) {
+                    permits[i] = basis.remaining();
+                    wholeAt[i] = wholeAt(basis, i);
+                }
                 this.at = basis.observedAt();
                 refill(now);
             }
         }
 
-        /** Whether Redis' word still binds: before the reported limit is whole again. */
-        private boolean binds(long now) {
-            return basis != null && now < basis.wholeAt();
+        /** Whether Redis' word still binds limit {@code i}: before it is whole again. */
+        private boolean binds(int i, long now) {
+            return basis != null && now < wholeAt[i];
         }
 
         private void refill(long now) {
-            Observation basis = this.basis;
             if (basis != null && config.algorithm().isBucket() && now > at) {
-                LimitSpec spec = config.limits().get(basis.limit());
-                permits = Math.min(config.capacity(basis.limit()), permits + (double) (now - at) * spec.limit() / spec.windowMicros());
+                for (int i = 0; i < permits.length; i++) {
+                    LimitSpec spec = config.limits().get(i);
+                    permits[i] = Math.min(config.capacity(i), permits[i] + (double) (now - at) * spec.limit() / spec.windowMicros());
+                }
             }
             at = Math.max(at, now);
         }
 
-        /** This instance's whole permits; a hair of tolerance for what doubles lose. */
-        private long permitsLeft() {
-            return (long) Math.floor(permits / instances + 1e-9);
+        /** This instance's whole permits of limit {@code i}; a hair of tolerance for what doubles lose. */
+        private long permitsLeft(int i) {
+            return (long) Math.floor(permits[i] / instances + 1e-9);
         }
 
         Decision decide(long now, long asked, InMemoryRateLimiter shareLimiter, String key) {
             Observation basis = this.basis;
-            if (basis != null && binds(now)) {
+            if (basis != null) {
                 refill(now);
-                if (permitsLeft() < asked) {
-                    return rejected(now, asked, basis);
+                for (int i = 0; i < permits.length; i++) {
+                    if (binds(i, now) && permitsLeft(i) < asked) {
+                        return rejected(now, asked, i);
+                    }
                 }
             }
             Decision decision = shareLimiter.tryAcquire(key, asked);
-            if (basis != null && decision.allowed() && binds(now)) {
-                permits -= (double) asked * instances;
-                long left = permitsLeft();
-                if (left < decision.remaining()) {
-                    // The reported limit is now the one Redis' word is about, whole again at its wholeAt.
-                    Duration untilWhole = Duration.of(basis.wholeAt() - now, ChronoUnit.MICROS);
-                    Duration limitReset = (untilWhole.compareTo(decision.resetAfter()) < 0) ? untilWhole : decision.resetAfter();
-                    decision = new Decision(true, decision.limit(), left, decision.resetAfter(), limitReset, Duration.ZERO, decision.waitFor(),
-                            null, decision.source());
+            if (basis == null || !decision.allowed()) {
+                return decision;
+            }
+            int tightest = -1;
+            for (int i = 0; i < permits.length; i++) {
+                if (binds(i, now)) {
+                    permits[i] -= (double) asked * instances;
+                    if (tightest < 0 || permitsLeft(i) < permitsLeft(tightest)) {
+                        tightest = i;
+                    }
                 }
+            }
+            if (tightest >= 0 && permitsLeft(tightest) < decision.remaining()) {
+                // The limit Redis' word binds tightest is now the one reported, whole again at its wholeAt.
+                Duration untilWhole = Duration.of(wholeAt[tightest] - now, ChronoUnit.MICROS);
+                Duration limitReset = (untilWhole.compareTo(decision.resetAfter()) < 0) ? untilWhole : decision.resetAfter();
+                decision = new Decision(true, config.capacity(tightest), permitsLeft(tightest), decision.resetAfter(), limitReset, Duration.ZERO,
+                        decision.waitFor(), null, decision.source());
             }
             return decision;
         }
 
-        private Decision rejected(long now, long asked, Observation basis) {
-            LimitSpec spec = config.limits().get(basis.limit());
-            long untilWhole = basis.wholeAt() - now;
+        private Decision rejected(long now, long asked, int limit) {
+            LimitSpec spec = config.limits().get(limit);
+            long untilWhole = wholeAt[limit] - now;
             long retry = untilWhole;
             if (config.algorithm().isBucket()) {
-                double missing = (double) asked * instances - permits;
+                double missing = (double) asked * instances - permits[limit];
                 retry = Math.min(untilWhole, (long) Math.ceil(missing * spec.windowMicros() / spec.limit()));
             }
-            return new Decision(false, config.capacity(basis.limit()), permitsLeft(), Duration.of(untilWhole, ChronoUnit.MICROS),
+            return new Decision(false, config.capacity(limit), permitsLeft(limit), Duration.of(untilWhole, ChronoUnit.MICROS),
                     Duration.of(Math.max(1, retry), ChronoUnit.MICROS), Duration.ZERO, spec);
         }
     }
