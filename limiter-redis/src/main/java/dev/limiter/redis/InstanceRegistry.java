@@ -33,6 +33,12 @@ final class InstanceRegistry {
     /** Heartbeats an instance may miss before it no longer counts. */
     static final int MISSED_HEARTBEATS = 3;
 
+    /**
+     * The least time an instance counts as alive after its heartbeat, however short the interval: an
+     * outage of a few seconds, in which no instance can beat, must not make them all expire.
+     */
+    static final Duration LEAST_ALIVE = Duration.ofSeconds(15);
+
     private final RedisOperations<String, String> redis;
 
     private final String key;
@@ -54,6 +60,9 @@ final class InstanceRegistry {
 
     private volatile int counted = 1;
 
+    /** The count held while an outage is settled, else 0. */
+    private volatile int held;
+
     private volatile boolean leaving;
 
     /**
@@ -72,9 +81,26 @@ final class InstanceRegistry {
         this.configured = configured;
     }
 
-    /** How many instances share each limit: as configured, or as last counted (at least this one). */
+    /**
+     * How many instances share each limit: as configured, or as last counted (at least this one), and
+     * while an outage is settled no fewer than were counted when it began.
+     */
     int instances() {
-        return (configured > 0) ? configured : counted;
+        return (configured > 0) ? configured : Math.max(counted, held);
+    }
+
+    /**
+     * Holds the count where it is until {@link #release()}: after an outage longer than the others'
+     * heartbeats live, the first heartbeat back finds them expired though they are still there, and
+     * a smaller count would make this instance's share larger just when theirs are not charged yet.
+     */
+    void hold() {
+        held = counted;
+    }
+
+    /** Counts the instances alive again, as their heartbeats say. */
+    void release() {
+        held = 0;
     }
 
     /** The instances last counted in Redis, at least this one. */
@@ -150,8 +176,14 @@ final class InstanceRegistry {
         return interval;
     }
 
+    /** How long an instance counts as alive after its heartbeat: three intervals, and at least {@link #LEAST_ALIVE}. */
+    Duration alive() {
+        Duration missed = interval.multipliedBy(MISSED_HEARTBEATS);
+        return (missed.compareTo(LEAST_ALIVE) > 0) ? missed : LEAST_ALIVE;
+    }
+
     private long ttlMicros() {
-        return interval.toNanos() / 1_000 * MISSED_HEARTBEATS;
+        return alive().toNanos() / 1_000;
     }
 
     private String now() {

@@ -42,6 +42,31 @@ class InstanceRegistryTest {
     }
 
     @Test
+    void aShortIntervalStillLetsAnInstanceCountThroughAnOutageOfSeconds() {
+        InstanceRegistry quick = new InstanceRegistry(redis, prefix, Duration.ofSeconds(1), clock, 0);
+        assertThat(quick.alive()).isEqualTo(InstanceRegistry.LEAST_ALIVE);
+        assertThat(registry().alive()).isEqualTo(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS));
+    }
+
+    @Test
+    void theCountHeldThroughAnOutageDoesNotFallWhenTheOthersExpiredMeanwhile() {
+        InstanceRegistry a = registry();
+        InstanceRegistry b = registry();
+        a.beat(true);
+        b.beat(true);
+        a.beat(true);
+        assertThat(a.instances()).isEqualTo(2);
+        a.hold();
+        // An outage longer than b's heartbeat lives: the first heartbeat back finds b expired.
+        clock.advance(a.alive().plusMillis(1));
+        a.beat(true);
+        assertThat(a.counted()).isEqualTo(1);
+        assertThat(a.instances()).as("held while the outage is settled").isEqualTo(2);
+        a.release();
+        assertThat(a.instances()).isEqualTo(1);
+    }
+
+    @Test
     void anInstanceThatLeavesOrFallsSilentNoLongerCounts() {
         InstanceRegistry a = registry();
         InstanceRegistry b = registry();
@@ -53,7 +78,7 @@ class InstanceRegistryTest {
         a.beat(true);
         assertThat(a.instances()).isEqualTo(2);
         // b misses three heartbeats.
-        clock.advance(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).minusMillis(1));
+        clock.advance(a.alive().minusMillis(1));
         a.beat(true);
         assertThat(a.instances()).as("b still counts").isEqualTo(2);
         clock.advance(Duration.ofMillis(1));
@@ -70,7 +95,7 @@ class InstanceRegistryTest {
         // Redis' own clock runs the TTLs: no longer than three intervals.
         for (String key : TestRedisSupport.keysUnder(redis, prefix)) {
             assertThat(TestRedisSupport.pttl(redis, key)).as(key).isPositive()
-                .isLessThanOrEqualTo(INTERVAL.multipliedBy(InstanceRegistry.MISSED_HEARTBEATS).toMillis());
+                .isLessThanOrEqualTo(a.alive().toMillis());
         }
         a.leave();
         assertThat(TestRedisSupport.keysUnder(redis, prefix)).as("the last one out removes the keys").isEmpty();
