@@ -213,6 +213,24 @@ final class RedisAvailability {
         return false;
     }
 
+    /**
+     * Whether the client rejected a call without sending it, because its connection dropped and is
+     * not made again yet: such a call can be sent again without counting twice.
+     */
+    static boolean neverSent(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().contains("Currently not connected")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether Redis is in use and nothing says its connection cannot be made again: worth a short wait for it. */
+    boolean mayReconnect() {
+        return available.get() && reconnectFailure.get() == null;
+    }
+
     /** Whether limiters should call Redis now. */
     boolean available() {
         return available.get();

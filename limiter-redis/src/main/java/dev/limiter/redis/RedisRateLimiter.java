@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
@@ -286,7 +287,7 @@ final class RedisRateLimiter implements RateLimiter {
             if (remembered != null) {
                 return remembered;
             }
-            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard);
+            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard, true);
             if (local != null) {
                 return local;
             }
@@ -294,15 +295,15 @@ final class RedisRateLimiter implements RateLimiter {
             long start = System.nanoTime();
             try {
                 scriptCalls.increment();
-                if (leaseCall != null) {
-                    // A lease call is never batched: it runs the algorithm twice, for this caller alone.
-                    reply = redis.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, leaseArgs(tuned, permits));
-                }
-                else {
+                reply = sendWhenConnected(() -> {
+                    if (leaseCall != null) {
+                        // A lease call is never batched: it runs the algorithm twice, for this caller alone.
+                        return redis.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, leaseArgs(tuned, permits));
+                    }
                     Long now = now();
-                    reply = (batches != null) ? batches.execute(tuned.script(), tuned.codec(), redisKey, now, permits)
+                    return (batches != null) ? batches.execute(tuned.script(), tuned.codec(), redisKey, now, permits)
                             : redis.execute(tuned.script(), redisKey, tuned.codec(), now, permits);
-                }
+                });
             }
             catch (RuntimeException ex) {
                 // A timed-out script may have been applied: it is never sent again, the policy decides
@@ -321,6 +322,36 @@ final class RedisRateLimiter implements RateLimiter {
             if (leaseCall != null && leases != null && !answered) {
                 // Not sent, or not answered: the next call on the key may lease.
                 leases.failed(leaseCall);
+            }
+        }
+    }
+
+    /** The longest a blocking decision waits for a dropped connection to be made again before the policy decides it. */
+    static final long RECONNECT_WAIT_NANOS = 100_000_000L;
+
+    /**
+     * Sends a script; if the client rejected it unsent because the connection dropped and is being made
+     * again, sends it again once connected, waiting at most {@link #RECONNECT_WAIT_NANOS}. Never a
+     * script that may have reached Redis: only one the client never wrote is sent again, so the call
+     * after a dropped connection goes to Redis, not to the failure policy.
+     */
+    private List<?> sendWhenConnected(Supplier<List<?>> send) {
+        long start = System.nanoTime();
+        for (long pause = 1; ; pause = Math.min(pause * 2, 16)) {
+            try {
+                return send.get();
+            }
+            catch (RuntimeException ex) {
+                if (!RedisAvailability.neverSent(ex) || !availability.mayReconnect() || System.nanoTime() - start >= RECONNECT_WAIT_NANOS) {
+                    throw ex;
+                }
+            }
+            try {
+                Thread.sleep(pause);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for the connection to Redis", ex);
             }
         }
     }
@@ -365,7 +396,7 @@ final class RedisRateLimiter implements RateLimiter {
             if (remembered != null) {
                 return CompletableFuture.completedFuture(remembered);
             }
-            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard);
+            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard, false);
             if (local != null) {
                 return CompletableFuture.completedFuture(local);
             }
@@ -420,15 +451,35 @@ final class RedisRateLimiter implements RateLimiter {
     /**
      * The failure policy's decision while Redis is out, or while the key owes permits admitted without
      * Redis (they are charged to its state before Redis decides for it again); null when Redis decides.
+     *
+     * @param mayBlock whether this caller may charge what the key owes itself, blocking; an
+     *     asynchronous caller leaves that to the background thread
      */
-    private @Nullable Decision withoutRedisIfOut(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
+    private @Nullable Decision withoutRedisIfOut(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard,
+            boolean mayBlock) {
         if (!availability.available()) {
             Decision decision = availability.whileOut(() -> withoutRedis(tuned, redisKey, key, permits, heard));
             if (decision != null) {
                 return decision;
             }
         }
-        return uncharged.owes(redisKey) ? withoutRedis(tuned, redisKey, key, permits, heard) : null;
+        if (uncharged.owes(redisKey)) {
+            if (!mayBlock) {
+                availability.owed();
+                return withoutRedis(tuned, redisKey, key, permits, heard);
+            }
+            // Charged first, by this caller, so that the key's next decision is Redis' again at once;
+            // while another caller's charge is on its way, or this one failed, the policy decides.
+            RuntimeException failure = uncharged.charge(redisKey, redis, clock);
+            if (failure != null) {
+                availability.failed(redisKey, failure);
+            }
+            if (failure != null || uncharged.owes(redisKey)) {
+                return withoutRedis(tuned, redisKey, key, permits, heard);
+            }
+            availability.succeeded();
+        }
+        return null;
     }
 
     /** The rejection the local deny cache remembers for this request, told to the listener; null when Redis must decide. */

@@ -171,12 +171,14 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             }
             int owing = instances.othersOwing(uncharged.isEmpty(), since).owing();
             if (owing == 0) {
+                instances.release();
                 return true;
             }
             long waited = nanoTime.getAsLong() - returnedNanos;
             if (waited >= instances.interval().toNanos() * InstanceRegistry.MISSED_HEARTBEATS) {
                 logger.info(owing + " other rate limiter instance(s) did not say within " + Duration.ofNanos(waited).toMillis()
                         + " ms that they charged what they admitted without Redis (an older version?); limits are Redis' alone again");
+                instances.release();
                 return true;
             }
             return false;
@@ -185,6 +187,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         @Override
         public void outage() {
             returnedAt = null;
+            instances.hold();
         }
     }
 

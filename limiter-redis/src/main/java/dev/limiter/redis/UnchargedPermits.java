@@ -94,38 +94,17 @@ final class UnchargedPermits {
      *
      * @param redis where the keys' states live
      * @param scriptNow the time the scripts decide at, null for Redis TIME
-     * @return null when every key that owed when it began is charged (keys that came to owe since are
-     *     charged by the next call); else the failure that stopped the charging (the
+     * @return null when every key that owed when it began is charged or being charged (keys that came
+     *     to owe since are charged by the next call); else the failure that stopped the charging (the
      *     key whose call failed still owes, so a call that timed out is sent again later: a permit
      *     charged twice is a permit too few, never one too many)
      */
     @Nullable RuntimeException chargeAll(BlockingScripts redis, @Nullable LimiterClock scriptNow) {
         for (String redisKey : owed.keySet()) {
-            long[] due = {0};
-            RedisRateLimiter.Tuning[] tuning = {null};
-            long now = clock.nowMicros();
-            owed.computeIfPresent(redisKey, (key, entry) -> {
-                due[0] = entry.take(now);
-                tuning[0] = entry.tuning;
-                return entry;
-            });
-            RedisRateLimiter.Tuning charged = tuning[0];
-            if (charged != null && due[0] > 0) {
-                try {
-                    redis.execute(charged.script(), redisKey,
-                            charged.codec().chargeArguments((scriptNow != null) ? scriptNow.nowMicros() : null, due[0]));
-                }
-                catch (RuntimeException ex) {
-                    owed.compute(redisKey, (key, entry) -> {
-                        Owed owing = (entry != null) ? entry : new Owed(charged);
-                        owing.add(now, due[0]);
-                        return owing;
-                    });
-                    return ex;
-                }
+            RuntimeException failure = charge(redisKey, redis, scriptNow);
+            if (failure != null) {
+                return failure;
             }
-            // Permits admitted while the charge was on its way still owe: the key stays until they are charged too.
-            owed.computeIfPresent(redisKey, (key, entry) -> entry.isEmpty() ? null : entry);
         }
         if (owed.isEmpty()) {
             any = false;
@@ -134,6 +113,50 @@ final class UnchargedPermits {
                 any = true;
             }
         }
+        return null;
+    }
+
+    /**
+     * Charges what {@code redisKey} owes now, with one script call, unless a charge of it is on its
+     * way already. The key owes until the charge is made, so that no decision reads its Redis state
+     * before then; permits admitted meanwhile owe after it.
+     *
+     * @return null when charged, or nothing was to charge; else the failure, and the key still owes
+     */
+    @Nullable RuntimeException charge(String redisKey, BlockingScripts redis, @Nullable LimiterClock scriptNow) {
+        long[] due = {0};
+        RedisRateLimiter.Tuning[] tuning = {null};
+        long now = clock.nowMicros();
+        owed.computeIfPresent(redisKey, (key, entry) -> {
+            if (!entry.charging) {
+                due[0] = entry.take(now);
+                tuning[0] = entry.tuning;
+                entry.charging = due[0] > 0;
+            }
+            // Nothing that weighs any more: the key owes nothing.
+            return (entry.isEmpty() && !entry.charging) ? null : entry;
+        });
+        RedisRateLimiter.Tuning charged = tuning[0];
+        if (charged == null || due[0] == 0) {
+            return null;
+        }
+        try {
+            redis.execute(charged.script(), redisKey, charged.codec().chargeArguments((scriptNow != null) ? scriptNow.nowMicros() : null, due[0]));
+        }
+        catch (RuntimeException ex) {
+            owed.compute(redisKey, (key, entry) -> {
+                Owed owing = (entry != null) ? entry : new Owed(charged);
+                owing.charging = false;
+                owing.add(now, due[0]);
+                return owing;
+            });
+            return ex;
+        }
+        // Permits admitted while the charge was on its way still owe: the key stays until they are charged too.
+        owed.computeIfPresent(redisKey, (key, entry) -> {
+            entry.charging = false;
+            return entry.isEmpty() ? null : entry;
+        });
         return null;
     }
 
@@ -156,6 +179,9 @@ final class UnchargedPermits {
         private long current;
 
         private long previous;
+
+        /** Whether a charge of this key is on its way: no other is sent meanwhile, and the key owes until it is made. */
+        boolean charging;
 
         Owed(RedisRateLimiter.Tuning tuning) {
             this.tuning = tuning;
