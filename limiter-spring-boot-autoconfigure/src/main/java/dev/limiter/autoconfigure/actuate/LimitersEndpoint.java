@@ -48,7 +48,9 @@ import org.springframework.core.env.Environment;
  * a plan, in every plan); gives permits back to a key, such as those of a call that failed before doing
  * its work ({@code POST} on the same paths with a JSON body such as {@code {"permits": 1}}); and retunes
  * a limiter while the application runs ({@code POST /actuator/limiters/{name}} with a JSON body such as
- * {@code {"limit": 20, "window": "10s"}}).
+ * {@code {"limit": 20, "window": "10s"}}). The key is the rest of the path, {@code /} included (see
+ * {@code KeyPath}). Resets, refunds and retunes are refused unless limiter.endpoint.write-operations.enabled
+ * is set, and a bad request is answered with a message ({@code LimitersEndpointRequests}).
  * Durations are ISO-8601 ({@code PT10S}). A value set by a property shows where it was set, such as
  * {@code class path resource [application.yml] - 12:16}.
  */
@@ -103,7 +105,7 @@ public final class LimitersEndpoint {
 
     /**
      * The quota of a key, without taking a permit: {@code path} is the key, or for a limiter with plans
-     * the plan then the key (see {@link KeyPath}). 404 for an unknown limiter or plan, and for a limiter
+     * the plan then the key (see {@code KeyPath}). 404 for an unknown limiter or plan, and for a limiter
      * with plans asked without a plan.
      */
     @ReadOperation
