@@ -826,14 +826,28 @@ public final class LimiterDefinitions implements LimiterResolver {
             String site, Map<String, String> from) {
         if (configured != null && configured.getMaxWait() != null) {
             from.put("max-wait", property(name, "max-wait"));
-            return configured.getMaxWait();
+            return checkedMaxWait(configured.getMaxWait(), property(name, "max-wait"));
         }
         if (annotation != null && !annotation.maxWait().isBlank()) {
             from.put("max-wait", site);
-            return parse(annotation.maxWait(), attribute("maxWait", site));
+            String where = attribute("maxWait", site);
+            return checkedMaxWait(parse(annotation.maxWait(), where), where);
         }
         from.put("max-wait", "default");
         return Duration.ZERO;
+    }
+
+    /**
+     * {@code maxWait}, refused here with the property or attribute that set it: the limiter's config would
+     * refuse it too, but could only blame the limits.
+     */
+    private static Duration checkedMaxWait(Duration maxWait, String where) {
+        if (maxWait.isNegative() || maxWait.compareTo(RateLimiterConfig.MAX_WAIT) > 0 || maxWait.getNano() % 1_000 != 0) {
+            throw new LimiterConfigurationException(where, maxWait, "max-wait must be whole microseconds between 0 and "
+                    + RateLimiterConfig.MAX_WAIT + " (1 day) but was " + maxWait, "Set " + where + " to a duration from 0s to 1d, "
+                    + "such as 500ms: how long a caller may wait for its permits");
+        }
+        return maxWait;
     }
 
     /** The lease of limiter {@code name}: configuration only (no annotation attribute), off unless set. */

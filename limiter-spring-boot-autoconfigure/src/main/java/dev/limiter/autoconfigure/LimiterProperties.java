@@ -74,6 +74,8 @@ public class LimiterProperties {
 
     private final ClientIp clientIp = new ClientIp();
 
+    private final Endpoint endpoint = new Endpoint();
+
     /**
      * What happens when a key expression yields null or empty text: 'reject' (the call fails, 400
      * over HTTP), 'skip' (not limited) or 'shared' (one key for all such calls).
@@ -154,6 +156,10 @@ public class LimiterProperties {
 
     public LocalDenyCache getLocalDenyCache() {
         return localDenyCache;
+    }
+
+    public Endpoint getEndpoint() {
+        return endpoint;
     }
 
     public MissingKeyPolicy getOnMissingKey() {
@@ -818,6 +824,37 @@ public class LimiterProperties {
 
         public void setForwardedHeader(ForwardedHeader forwardedHeader) {
             this.forwardedHeader = forwardedHeader;
+        }
+
+    }
+
+    /** The actuator endpoint {@code limiters}. */
+    public static class Endpoint {
+
+        private final WriteOperations writeOperations = new WriteOperations();
+
+        public WriteOperations getWriteOperations() {
+            return writeOperations;
+        }
+
+    }
+
+    /** Operations of the {@code limiters} endpoint that change limits or state: retune, reset, refund. */
+    public static class WriteOperations {
+
+        /**
+         * Whether the limiters endpoint retunes limiters, resets keys and gives permits back. Off, they
+         * are refused with 403 and reads stay open. Turn on only where operators alone reach the
+         * endpoint, such as a management port bound to an internal address or behind Spring Security.
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
 
     }

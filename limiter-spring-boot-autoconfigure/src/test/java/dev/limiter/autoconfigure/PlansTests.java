@@ -232,18 +232,18 @@ class PlansTests {
 
                 api.call("alice", "free");
                 api.call("alice", "pro");
-                assertThat(endpoint.planQuota("api", "free", "alice").remaining()).isEqualTo(1);
-                assertThat(endpoint.planQuota("api", "pro", "alice").remaining()).isEqualTo(2);
-                assertThat(endpoint.planQuota("api", "gold", "alice")).isNull();
+                assertThat(endpoint.quota("api", "free", "alice").remaining()).isEqualTo(1);
+                assertThat(endpoint.quota("api", "pro", "alice").remaining()).isEqualTo(2);
+                assertThat(endpoint.quota("api", "gold", "alice")).isNull();
                 assertThat(endpoint.quota("api", "alice")).as("which plan's?").isNull();
-                assertThat(endpoint.resetPlan("api", "pro", "alice").getBody())
+                assertThat(endpoint.reset("api", "pro", "alice").getBody())
                     .isEqualTo(new LimitersEndpoint.ResetDescriptor("api", "pro", "alice", true, true, null));
-                assertThat(endpoint.planQuota("api", "free", "alice").remaining()).isEqualTo(1);
+                assertThat(endpoint.quota("api", "free", "alice").remaining()).isEqualTo(1);
                 api.call("alice", "pro");
                 assertThat(endpoint.reset("api", "alice").getBody())
                     .isEqualTo(new LimitersEndpoint.ResetDescriptor("api", null, "alice", true, true, null));
-                assertThat(endpoint.planQuota("api", "free", "alice").remaining()).isEqualTo(2);
-                assertThat(endpoint.planQuota("api", "pro", "alice").remaining()).isEqualTo(3);
+                assertThat(endpoint.quota("api", "free", "alice").remaining()).isEqualTo(2);
+                assertThat(endpoint.quota("api", "pro", "alice").remaining()).isEqualTo(3);
             });
     }
 

@@ -12,19 +12,23 @@ import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * An operator gives permits back to a key over HTTP, {@code POST /actuator/limiters/{name}/{key}} (or
  * {@code .../{name}/{plan}/{key}} for a limiter with plans) with {@code {"permits": n}}: the key's very
- * next requests may take them again, on the sample's real Redis. What cannot be refunded is answered
- * with what to send instead.
+ * next requests may take them again, on the sample's real Redis; a reset makes the key whole. What
+ * cannot be refunded is answered with what to send instead. The sample runs with its operator profile,
+ * as an operator would: the actuator on its own port on 127.0.0.1, write operations on.
  */
 @RedisTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("operator")
 @Import(SampleTestSupport.VirtualTime.class)
 class RefundOverHttpTest {
 
@@ -37,6 +41,10 @@ class RefundOverHttpTest {
 
     @LocalServerPort
     int port;
+
+    /** The actuator's own port, on 127.0.0.1, where the operator profile puts it. */
+    @LocalManagementPort
+    int managementPort;
 
     @Test
     void permitsGivenBackCanBeTakenAgainAtOnce() throws Exception {
@@ -54,6 +62,13 @@ class RefundOverHttpTest {
         assertThat(SampleTestSupport.get(port, "/api/orders", "refund-rita").statusCode()).isEqualTo(200);
         assertThat(SampleTestSupport.get(port, "/api/orders", "refund-rita").statusCode()).isEqualTo(200);
         assertThat(SampleTestSupport.get(port, "/api/orders", "refund-rita").statusCode()).isEqualTo(429);
+
+        HttpResponse<String> reset = send("DELETE", "/actuator/limiters/orders/refund-rita", null);
+        assertThat(reset.statusCode()).isEqualTo(200);
+        assertThat(reset.body()).contains("\"reset\":true", "\"hadState\":true");
+        assertThat(SampleTestSupport.get(port, "/api/orders", "refund-rita").statusCode()).as("whole again").isEqualTo(200);
+        assertThat(SampleTestSupport.get(port, "/actuator/limiters/orders/refund-rita", null).statusCode())
+            .as("the application's port serves no actuator in the operator profile").isEqualTo(404);
     }
 
     @Test
@@ -91,9 +106,14 @@ class RefundOverHttpTest {
     }
 
     private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        return send("POST", path, json);
+    }
+
+    /** A request to the actuator on its own port, where the operator profile puts it. */
+    private HttpResponse<String> send(String method, String path, String json) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .method(method, (json != null) ? HttpRequest.BodyPublishers.ofString(json) : HttpRequest.BodyPublishers.noBody())
             .build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }

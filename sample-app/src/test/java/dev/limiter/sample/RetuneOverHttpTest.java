@@ -12,9 +12,11 @@ import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -23,11 +25,13 @@ import org.springframework.test.context.DynamicPropertySource;
  * runs: the very next requests are limited by the new values. {@code status} keeps each client's used
  * permits ({@code on-retune: keep}), {@code orders} starts every key fresh (the default). A bad value
  * is refused with the property and the problem, and the limits in force stay. {@code search} gets
- * several limits and {@code quotes} (gcra) a lease, as text: a web endpoint's body holds nothing else. The context is thrown
+ * several limits and {@code quotes} (gcra) a lease, as text: a web endpoint's body holds nothing else. The sample runs
+ * with its operator profile (actuator on its own port on 127.0.0.1, write operations on). The context is thrown
  * away afterwards, so no other test sees the retuned limits.
  */
 @RedisTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("operator")
 @Import(SampleTestSupport.VirtualTime.class)
 @DirtiesContext
 class RetuneOverHttpTest {
@@ -41,6 +45,10 @@ class RetuneOverHttpTest {
 
     @LocalServerPort
     int port;
+
+    /** The actuator's own port, on 127.0.0.1, where the operator profile puts it. */
+    @LocalManagementPort
+    int managementPort;
 
     @Test
     void aRaisedLimitAppliesAtOnceKeepingOrResettingWhatKeysUsed() throws Exception {
@@ -80,7 +88,7 @@ class RetuneOverHttpTest {
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(refused.body()).contains("\"property\":\"limiter.limiters.quotes.window\"", "\"value\":\"PT0S\"",
                 "\"problem\":\"The window must be positive");
-        assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).contains("\"window\":\"PT10S\"");
+        assertThat(SampleTestSupport.get(managementPort, "/actuator/limiters/quotes", null).body()).contains("\"window\":\"PT10S\"");
         assertThat(post("/actuator/limiters/nonesuch", "{\"limit\": 5}").statusCode()).isEqualTo(404);
     }
 
@@ -99,15 +107,15 @@ class RetuneOverHttpTest {
         HttpResponse<String> refused = post("/actuator/limiters/quotes", "{\"leasePermits\": 0}");
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(refused.body()).contains("\"property\":\"limiter.limiters.quotes.lease.permits\"");
-        assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).as("the lease in force stays")
+        assertThat(SampleTestSupport.get(managementPort, "/actuator/limiters/quotes", null).body()).as("the lease in force stays")
             .contains("\"lease\":{\"permits\":2,\"ttl\":\"PT0.1S\"}");
         HttpResponse<String> off = post("/actuator/limiters/quotes", "{\"leasePermits\": \"\", \"leaseTtl\": \"\"}");
         assertThat(off.statusCode()).as(off.body()).isEqualTo(200);
-        assertThat(SampleTestSupport.get(port, "/actuator/limiters/quotes", null).body()).contains("\"lease\":null");
+        assertThat(SampleTestSupport.get(managementPort, "/actuator/limiters/quotes", null).body()).contains("\"lease\":null");
     }
 
     private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(json))
             .build();

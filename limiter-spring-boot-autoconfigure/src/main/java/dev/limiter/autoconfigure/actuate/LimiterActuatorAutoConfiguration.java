@@ -14,20 +14,25 @@ import dev.limiter.spring.RateLimitRule;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
- * Actuator support: the {@code limiters} endpoint and the {@code limiters} health indicator of the
- * Redis backend.
+ * Actuator support: the {@code limiters} endpoint, whose operations changing limits or state are off
+ * unless limiter.endpoint.write-operations.enabled is set, and the {@code limiters} health indicator of
+ * the Redis backend.
  */
 @AutoConfiguration(after = LimiterAutoConfiguration.class)
 @ConditionalOnBean(RateLimiterRegistry.class)
@@ -47,6 +52,14 @@ public final class LimiterActuatorAutoConfiguration {
             return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner, () -> rules(properties, beans));
         }
 
+        /** Guards the endpoint's operations: writes off unless turned on, unknown or null fields refused, messages on 404. */
+        @Bean
+        @ConditionalOnBean(LimiterDefinitions.class)
+        static LimitersEndpointRequests limitersEndpointRequests(LimiterProperties properties, RateLimiterRegistry registry,
+                LimiterDefinitions definitions) {
+            return new LimitersEndpointRequests(properties, registry, definitions);
+        }
+
         /**
          * The rules of limiter.rules when a web application applies them (its rule filter is registered,
          * looked up when the endpoint is read); none otherwise. Read from the properties again: the
@@ -58,6 +71,23 @@ public final class LimiterActuatorAutoConfiguration {
                 return List.of();
             }
             return ConfiguredRules.rules(properties);
+        }
+
+    }
+
+    /** A body the endpoint cannot read answered with a message, in a Spring MVC application. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ Endpoint.class, HandlerExceptionResolver.class, PathMappedEndpoints.class })
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnAvailableEndpoint(LimitersEndpoint.class)
+    static class WebMvcBodyConfiguration {
+
+        @Bean
+        LimitersEndpointBodyErrors limitersEndpointBodyErrors(ObjectProvider<PathMappedEndpoints> endpoints) {
+            return new LimitersEndpointBodyErrors(() -> {
+                PathMappedEndpoints mapped = endpoints.getIfAvailable();
+                return (mapped != null) ? mapped.getPath(EndpointId.of("limiters")) : null;
+            });
         }
 
     }

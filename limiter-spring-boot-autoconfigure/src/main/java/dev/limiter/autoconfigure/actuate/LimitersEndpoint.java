@@ -48,7 +48,9 @@ import org.springframework.core.env.Environment;
  * a plan, in every plan); gives permits back to a key, such as those of a call that failed before doing
  * its work ({@code POST} on the same paths with a JSON body such as {@code {"permits": 1}}); and retunes
  * a limiter while the application runs ({@code POST /actuator/limiters/{name}} with a JSON body such as
- * {@code {"limit": 20, "window": "10s"}}).
+ * {@code {"limit": 20, "window": "10s"}}). The key is the rest of the path, {@code /} included (see
+ * {@code KeyPath}). Resets, refunds and retunes are refused unless limiter.endpoint.write-operations.enabled
+ * is set, and a bad request is answered with a message ({@code LimitersEndpointRequests}).
  * Durations are ISO-8601 ({@code PT10S}). A value set by a property shows where it was set, such as
  * {@code class path resource [application.yml] - 12:16}.
  */
@@ -102,93 +104,66 @@ public final class LimitersEndpoint {
     }
 
     /**
-     * The quota of {@code key} under limiter {@code name}, without taking a permit; 404 for an unknown
-     * limiter, and for one with plans (ask for a plan's).
+     * The quota of a key, without taking a permit: {@code path} is the key, or for a limiter with plans
+     * the plan then the key (see {@code KeyPath}). 404 for an unknown limiter or plan, and for a limiter
+     * with plans asked without a plan.
      */
     @ReadOperation
-    public @Nullable QuotaDescriptor quota(@Selector String name, @Selector String key) {
-        return registry.find(name).map((limiter) -> quota(name, null, limiter, key)).orElse(null);
-    }
-
-    /** The quota of {@code key} under plan {@code plan} of limiter {@code name}, without taking a permit; 404 for an unknown plan. */
-    @ReadOperation
-    public @Nullable QuotaDescriptor planQuota(@Selector String name, @Selector String plan, @Selector String key) {
-        return registry.find(name, plan).map((limiter) -> quota(name, plan, limiter, key)).orElse(null);
-    }
-
-    private static QuotaDescriptor quota(String name, @Nullable String plan, RateLimiter limiter, String key) {
-        Quota quota = limiter.quota(key);
-        return new QuotaDescriptor(name, plan, key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
+    public @Nullable QuotaDescriptor quota(@Selector String name, @Selector(match = Selector.Match.ALL_REMAINING) String... path) {
+        KeyPath target = KeyPath.of(registry, name, path);
+        if (target == null || target.limiters().size() != 1 || target.key().isEmpty()) {
+            return null;
+        }
+        Quota quota = target.limiters().get(0).quota(target.key());
+        return new QuotaDescriptor(name, target.plan(), target.key(), quota.limit(), quota.remaining(), quota.resetAfter().toString(),
                 quota.source().tag());
     }
 
     /**
-     * Resets {@code key} under limiter {@code name}, in each of its plans if it has plans: it starts idle
-     * again, for every instance. 404 for an unknown limiter; 503 when the key could not be reset (Redis
-     * unavailable), with the reason.
+     * Resets a key, so that it starts idle again, for every instance: {@code path} is the key, or for a
+     * limiter with plans the plan then the key, or only the key to reset it in every plan. 404 for an
+     * unknown limiter or plan; 503 when the key could not be reset (Redis unavailable), with the reason.
      */
     @DeleteOperation
-    public WebEndpointResponse<ResetDescriptor> reset(@Selector String name, @Selector String key) {
-        RateLimiter limiter = registry.find(name).orElse(null);
-        Collection<RateLimiter> limiters = (limiter != null) ? List.of(limiter) : registry.plans(name).values();
-        return reset(name, null, limiters, key);
-    }
-
-    /** Resets {@code key} under plan {@code plan} of limiter {@code name}; 404 for an unknown plan, else as {@link #reset(String, String)}. */
-    @DeleteOperation
-    public WebEndpointResponse<ResetDescriptor> resetPlan(@Selector String name, @Selector String plan, @Selector String key) {
-        return reset(name, plan, registry.find(name, plan).map(List::of).orElse(List.of()), key);
-    }
-
-    private static WebEndpointResponse<ResetDescriptor> reset(String name, @Nullable String plan, Collection<RateLimiter> limiters,
-            String key) {
-        if (limiters.isEmpty()) {
+    public WebEndpointResponse<ResetDescriptor> reset(@Selector String name, @Selector(match = Selector.Match.ALL_REMAINING) String... path) {
+        KeyPath target = KeyPath.of(registry, name, path);
+        if (target == null || target.key().isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
         try {
             boolean hadState = false;
-            for (RateLimiter limiter : limiters) {
-                hadState |= limiter.reset(key);
+            for (RateLimiter limiter : target.limiters()) {
+                hadState |= limiter.reset(target.key());
             }
-            return new WebEndpointResponse<>(new ResetDescriptor(name, plan, key, true, hadState, null));
+            return new WebEndpointResponse<>(new ResetDescriptor(name, target.plan(), target.key(), true, hadState, null));
         }
         catch (ResetFailedException ex) {
-            return new WebEndpointResponse<>(new ResetDescriptor(name, plan, key, false, null, ex.getMessage()),
+            return new WebEndpointResponse<>(new ResetDescriptor(name, target.plan(), target.key(), false, null, ex.getMessage()),
                     WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
         }
     }
 
     /**
-     * Gives {@code permits} back to {@code key} under limiter {@code name} (see {@link RateLimiter#refund}),
-     * for every instance, and answers the key's quota after it. 404 for an unknown limiter; 400 for a
-     * limiter with plans (each plan counts apart: name the plan the permits were taken under), or for
-     * permits missing or below 1, saying what to send instead; 503 when nothing could be given back
-     * (Redis unavailable), with the reason.
+     * Gives {@code permits} back to a key (see {@link RateLimiter#refund}), for every instance, and
+     * answers the key's quota after it: {@code path} is the key, or for a limiter with plans the plan then
+     * the key. 404 for an unknown limiter or plan; 400 for a limiter with plans without a plan (each plan
+     * counts apart: name the plan the permits were taken under), or for permits missing or below 1, saying
+     * what to send instead; 503 when nothing could be given back (Redis unavailable), with the reason.
      */
     @WriteOperation
-    public WebEndpointResponse<RefundDescriptor> refund(@Selector String name, @Selector String key, @Nullable Long permits) {
-        RateLimiter limiter = registry.find(name).orElse(null);
-        if (limiter == null) {
-            Map<String, RateLimiter> plans = registry.plans(name);
-            if (plans.isEmpty()) {
-                return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
-            }
-            return refused(name, null, key, permits, new RefusalDescriptor("limiter.limiters." + name + ".plans", null,
-                    "Limiter '" + name + "' has plans, each counting its keys apart: permits go back to the plan they were taken under",
-                    "POST /actuator/limiters/" + name + "/{plan}/" + key + " with {plan} one of " + plans.keySet()));
-        }
-        return refund(name, null, limiter, key, permits);
-    }
-
-    /** Gives permits back to {@code key} under plan {@code plan} of limiter {@code name}; 404 for an unknown plan, else as {@link #refund(String, String, Long)}. */
-    @WriteOperation
-    public WebEndpointResponse<RefundDescriptor> refundPlan(@Selector String name, @Selector String plan, @Selector String key,
-            @Nullable Long permits) {
-        RateLimiter limiter = registry.find(name, plan).orElse(null);
-        if (limiter == null) {
+    public WebEndpointResponse<RefundDescriptor> refund(@Selector String name, @Nullable Long permits,
+            @Selector(match = Selector.Match.ALL_REMAINING) String... path) {
+        KeyPath target = KeyPath.of(registry, name, path);
+        if (target == null || target.key().isEmpty()) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        return refund(name, plan, limiter, key, permits);
+        String key = target.key();
+        if (target.limiters().size() != 1 || target.plan() == null && !registry.plans(name).isEmpty()) {
+            return refused(name, null, key, permits, new RefusalDescriptor("limiter.limiters." + name + ".plans", null,
+                    "Limiter '" + name + "' has plans, each counting its keys apart: permits go back to the plan they were taken under",
+                    "POST /actuator/limiters/" + name + "/{plan}/" + key + " with {plan} one of " + registry.plans(name).keySet(), null));
+        }
+        return refund(name, target.plan(), target.limiters().get(0), key, permits);
     }
 
     private static WebEndpointResponse<RefundDescriptor> refund(String name, @Nullable String plan, RateLimiter limiter, String key,
@@ -197,7 +172,7 @@ public final class LimitersEndpoint {
             String problem = (permits == null) ? "No permits given: the body says how many permits go back"
                     : "permits must be at least 1 but was " + permits;
             return refused(name, plan, key, permits, new RefusalDescriptor("permits", (permits != null) ? permits.toString() : null,
-                    problem, "Send a JSON body such as {\"permits\": 1}, with the permits the call took and did not use"));
+                    problem, "Send a JSON body such as {\"permits\": 1}, with the permits the call took and did not use", "permits"));
         }
         try {
             Quota quota = limiter.refund(key, permits);
@@ -233,7 +208,7 @@ public final class LimitersEndpoint {
             if (!registry.plans(name).isEmpty()) {
                 return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, registered(name), null, null,
                         new RefusalDescriptor("limiter.limiters." + name + ".plans", null, "Limiter '" + name + "' has plans, which are "
-                                + "fixed at startup: each method picks among the plans it was given", "Restart the application to change them")),
+                                + "fixed at startup: each method picks among the plans it was given", "Restart the application to change them", null)),
                         WebEndpointResponse.STATUS_BAD_REQUEST);
             }
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
@@ -263,7 +238,7 @@ public final class LimitersEndpoint {
         }
         catch (LimiterConfigurationException ex) {
             return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, registered(name), null, null,
-                    new RefusalDescriptor(ex.getWhere(), ex.getValue(), ex.getProblem(), ex.getAction())),
+                    new RefusalDescriptor(ex.getWhere(), ex.getValue(), ex.getProblem(), ex.getAction(), field(name, ex.getWhere()))),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
     }
@@ -290,6 +265,30 @@ public final class LimitersEndpoint {
             limits.add(limit);
         }
         return limits;
+    }
+
+    /**
+     * The field of a retune's body that sets {@code property} of limiter {@code name}, such as maxWait for
+     * limiter.limiters.orders.max-wait; null for what no field sets (an annotation, say).
+     */
+    static @Nullable String field(String name, String property) {
+        String prefix = "limiter.limiters." + name + ".";
+        if (!property.startsWith(prefix)) {
+            return null;
+        }
+        String attribute = property.substring(prefix.length()).replaceFirst("\\[.*", "");
+        StringBuilder field = new StringBuilder();
+        boolean upper = false;
+        for (char c : attribute.toCharArray()) {
+            if (c == '-' || c == '.') {
+                upper = true;
+            }
+            else {
+                field.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return field.toString();
     }
 
     /** The limiter of that name, with or without plans; null when there is none. */
@@ -428,8 +427,18 @@ public final class LimitersEndpoint {
             @Nullable Boolean stateKept, @Nullable String state, @Nullable RefusalDescriptor refused) {
     }
 
-    /** A refused value: the property, the value, what is wrong with it and what to do, as startup reports it. */
-    public record RefusalDescriptor(String property, @Nullable String value, String problem, String action) {
+    /**
+     * A refused value: the property, the value, what is wrong with it and what to do, as startup reports it,
+     * and the field of the request that set it (null when the value did not come from the request).
+     */
+    public record RefusalDescriptor(String property, @Nullable String value, String problem, String action, @Nullable String field) {
+    }
+
+    /**
+     * Why a request was not served, as an HTTP client gets it: the status, its reason phrase, and a message
+     * naming what was wrong (the field, the value, the limiter or plan) and what to send instead.
+     */
+    public record ErrorDescriptor(int status, String error, String message) {
     }
 
     /** One limit: permits per window, and the burst of a bucket algorithm. */
