@@ -308,8 +308,7 @@ final class RedisRateLimiter implements RateLimiter {
             catch (RuntimeException ex) {
                 // A timed-out script may have been applied: it is never sent again, the policy decides
                 // this call, and the availability judges whether Redis is out or this call alone failed.
-                availability.failed(redisKey, ex);
-                return withoutRedis(tuned, redisKey, key, permits, heard);
+                return afterFailure(tuned, redisKey, key, permits, heard, ex);
             }
             availability.succeeded();
             if (leaseCall != null && leases != null) {
@@ -412,8 +411,7 @@ final class RedisRateLimiter implements RateLimiter {
                 }
             }
             catch (RuntimeException ex) {
-                availability.failed(redisKey, ex);
-                return CompletableFuture.completedFuture(withoutRedis(tuned, redisKey, key, permits, heard));
+                return CompletableFuture.completedFuture(afterFailure(tuned, redisKey, key, permits, heard, ex));
             }
         }
         finally {
@@ -434,8 +432,7 @@ final class RedisRateLimiter implements RateLimiter {
             }
             if (failure != null) {
                 // As for the blocking call: never sent again, the policy decides.
-                availability.failed(redisKey, runtime(failure));
-                return withoutRedis(tuned, redisKey, key, permits, heard);
+                return afterFailure(tuned, redisKey, key, permits, heard, runtime(failure));
             }
             availability.succeeded();
             try {
@@ -666,6 +663,27 @@ final class RedisRateLimiter implements RateLimiter {
             shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, refunded.remaining(), ScriptCodec.resetAfterMicros(reply));
         }
         return Quota.of(refunded);
+    }
+
+    /**
+     * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, one
+     * whose connection dropped while it was on its way, Redis still serving the other instances, is
+     * rejected: it may have run in Redis or not, and a share admitted now could be spent again by an
+     * instance deciding on Redis before the charge lands. A permit too few, never one too many. Once
+     * Redis counts as out, every instance decides by its share, and the outage is settled before any
+     * decides on Redis alone again.
+     */
+    private Decision afterFailure(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, RuntimeException ex) {
+        boolean out = availability.failed(redisKey, ex);
+        if (!out && tuned.policy() == FailurePolicy.LOCAL && RedisAvailability.droppedOnItsWay(ex)) {
+            if (denyCache != null) {
+                denyCache.settle(redisKey);
+            }
+            Decision rejected = Decision.of(tuned.config(), 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
+            heard(heard, rejected, -1);
+            return rejected;
+        }
+        return withoutRedis(tuned, redisKey, key, permits, heard);
     }
 
     /**

@@ -12,6 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -222,6 +225,49 @@ class OutageChargeTest {
         assertThat(factory.isRedisAvailable()).isTrue();
         assertThat(factory.unchargedKeys()).isZero();
         factory.close();
+    }
+
+    /**
+     * A call on its way when its connection drops may have run in Redis or not, and is never sent
+     * again. Under the local policy it is rejected: a share admitted now could be spent again by another
+     * instance deciding on Redis before its charge lands. Here it never ran (Redis held it, paused), so
+     * the rejection is a permit too few; and the next call goes to Redis.
+     */
+    @Test
+    void aCallOnItsWayWhenItsConnectionDropsIsRejectedAndNeverSentAgain() throws Exception {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            // Scripts that may write wait in Redis, unrun, until the pause ends.
+            admin.call("CLIENT", "PAUSE", "5000", "WRITE");
+            Future<Decision> onItsWay = caller.submit(() -> limiter.tryAcquire("k"));
+            awaitTrue(() -> Long.parseLong(info("clients", "blocked_clients")) > 0, "the call held by Redis");
+            admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+            admin.call("CLIENT", "UNPAUSE");
+            Decision dropped = onItsWay.get(5, TimeUnit.SECONDS);
+            assertThat(dropped.allowed()).as("rejected: it may have run").isFalse();
+            assertThat(dropped.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
+        }
+        finally {
+            caller.shutdownNow();
+        }
+        assertThat(factory.isRedisAvailable()).as("a dropped connection is no outage").isTrue();
+        awaitTrue(() -> ((String) admin.call("CLIENT", "LIST", "TYPE", "normal")).lines().count() >= 2, "reconnected");
+        Decision next = limiter.tryAcquire("k");
+        assertThat(next.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(next.remaining()).as("the dropped call never ran, nor was it sent again").isEqualTo(3);
+        factory.close();
+    }
+
+    private String info(String section, String field) {
+        for (String line : ((String) admin.call("INFO", section)).split("\r\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1);
+            }
+        }
+        throw new IllegalStateException("INFO " + section + " has no " + field);
     }
 
     /**

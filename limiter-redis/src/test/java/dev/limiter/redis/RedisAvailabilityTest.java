@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.limiter.test.RedisTest;
@@ -120,6 +121,22 @@ class RedisAvailabilityTest {
         assertThat(RedisAvailability.outageEvidence(timeout())).isNull();
         assertThat(RedisAvailability.outageEvidence(new QueryTimeoutException("timed out", new IOException("x")))).isNull();
         assertThat(RedisAvailability.outageEvidence(new RedisSystemException("x", new IllegalStateException("ERR user_script:1: bad")))).isNull();
+    }
+
+    @Test
+    void whatDroppedOnItsWayOrWasNeverSent() {
+        RuntimeException unsent = new RedisSystemException("x", new IllegalStateException("Currently not connected. Commands are rejected."));
+        assertThat(RedisAvailability.neverSent(unsent)).isTrue();
+        assertThat(RedisAvailability.droppedOnItsWay(unsent)).as("never sent, so never run").isFalse();
+        for (String dropped : List.of("Connection closed", "Connection disconnected", "Connection reset by peer")) {
+            RuntimeException ex = new RedisSystemException("x", new IllegalStateException(dropped));
+            assertThat(RedisAvailability.droppedOnItsWay(ex)).as(dropped).isTrue();
+            assertThat(RedisAvailability.neverSent(ex)).as(dropped).isFalse();
+        }
+        assertThat(RedisAvailability.droppedOnItsWay(new RedisSystemException("x", new IOException("Broken pipe")))).isTrue();
+        // A timeout is no dropped connection, whatever it wraps; nor is a script's own error.
+        assertThat(RedisAvailability.droppedOnItsWay(new QueryTimeoutException("timed out", new IOException("x")))).isFalse();
+        assertThat(RedisAvailability.droppedOnItsWay(new RedisSystemException("x", new IllegalStateException("ERR user_script:1: bad")))).isFalse();
     }
 
     @Test
