@@ -2,13 +2,6 @@ package dev.limiter.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +18,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.test.RedisControl;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
@@ -67,8 +61,8 @@ class OutageChargeTest {
 
     StringRedisTemplate template;
 
-    /** A second connection, to make the faults: it authenticates before Redis asks, so it stays usable. */
-    Admin admin;
+    /** A connection of the test's own, to make the faults: CLIENT KILL spares it, and it stays logged in. */
+    RedisControl admin;
 
     final VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START);
 
@@ -90,7 +84,7 @@ class OutageChargeTest {
             .build();
         connections = TestRedisSupport.connectionFactory(redis, client);
         template = TestRedisSupport.template(connections);
-        admin = new Admin(redis);
+        admin = RedisControl.of(redis);
     }
 
     @AfterEach
@@ -216,9 +210,9 @@ class OutageChargeTest {
         RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
         assertThat(limiter.tryAcquire("k").source()).isEqualTo(DecisionSource.REDIS);
         for (int drop = 0; drop < 5; drop++) {
-            assertThat(admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")).as("connections dropped").isNotEqualTo(0L);
+            assertThat(admin.ok("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")).as("connections dropped").isNotEqualTo(0L);
             // Between calls: the client notices and connects again, at its first attempt.
-            awaitTrue(() -> ((String) admin.call("CLIENT", "LIST", "TYPE", "normal")).lines().count() >= 2, "reconnected");
+            awaitTrue(() -> ((String) admin.ok("CLIENT", "LIST", "TYPE", "normal")).lines().count() >= 2, "reconnected");
             Decision decision = limiter.tryAcquire("k");
             assertThat(decision.source()).as("after drop %d", drop + 1).isEqualTo(DecisionSource.REDIS);
         }
@@ -241,11 +235,11 @@ class OutageChargeTest {
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try {
             // Scripts that may write wait in Redis, unrun, until the pause ends.
-            admin.call("CLIENT", "PAUSE", "5000", "WRITE");
+            admin.ok("CLIENT", "PAUSE", "5000", "WRITE");
             Future<Decision> onItsWay = caller.submit(() -> limiter.tryAcquire("k"));
-            awaitTrue(() -> Long.parseLong(info("clients", "blocked_clients")) > 0, "the call held by Redis");
-            admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
-            admin.call("CLIENT", "UNPAUSE");
+            awaitTrue(() -> Long.parseLong(admin.info("clients", "blocked_clients")) > 0, "the call held by Redis");
+            admin.ok("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+            admin.ok("CLIENT", "UNPAUSE");
             Decision dropped = onItsWay.get(5, TimeUnit.SECONDS);
             assertThat(dropped.allowed()).as("rejected: it may have run").isFalse();
             assertThat(dropped.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
@@ -254,21 +248,13 @@ class OutageChargeTest {
             caller.shutdownNow();
         }
         assertThat(factory.isRedisAvailable()).as("a dropped connection is no outage").isTrue();
-        awaitTrue(() -> ((String) admin.call("CLIENT", "LIST", "TYPE", "normal")).lines().count() >= 2, "reconnected");
+        awaitTrue(() -> ((String) admin.ok("CLIENT", "LIST", "TYPE", "normal")).lines().count() >= 2, "reconnected");
         Decision next = limiter.tryAcquire("k");
         assertThat(next.source()).isEqualTo(DecisionSource.REDIS);
         assertThat(next.remaining()).as("the dropped call never ran, nor was it sent again").isEqualTo(3);
         factory.close();
     }
 
-    private String info(String section, String field) {
-        for (String line : ((String) admin.call("INFO", section)).split("\r\n")) {
-            if (line.startsWith(field + ":")) {
-                return line.substring(field.length() + 1);
-            }
-        }
-        throw new IllegalStateException("INFO " + section + " has no " + field);
-    }
 
     /**
      * Out of memory: decisions that would write fail (OOM), those that only read still succeed; the
@@ -281,8 +267,8 @@ class OutageChargeTest {
         RateLimiter limiter = factory.create("orders", Algorithm.FIXED_WINDOW, LimitSpec.of(1, Duration.ofSeconds(10)));
         assertThat(limiter.tryAcquire("full").allowed()).isTrue();
         assertThat(limiter.tryAcquire("full").allowed()).as("a rejection: nothing written").isFalse();
-        admin.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
-        admin.call("CONFIG", "SET", "maxmemory", "1");
+        admin.ok("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        admin.ok("CONFIG", "SET", "maxmemory", "1");
         try {
             Decision decision = limiter.tryAcquire("new-key");
             assertThat(decision.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
@@ -295,7 +281,7 @@ class OutageChargeTest {
             }
         }
         finally {
-            admin.call("CONFIG", "SET", "maxmemory", "0");
+            admin.ok("CONFIG", "SET", "maxmemory", "0");
         }
         awaitTrue(factory::isRedisAvailable, "back once writes succeed");
         assertThat(factory.unavailableReason()).isNull();
@@ -395,12 +381,12 @@ class OutageChargeTest {
 
     /** Redis asks for a password the limiters do not know, and drops their connection: they cannot reconnect. */
     private void refuseCredentials() {
-        admin.call("CONFIG", "SET", "requirepass", PASSWORD);
-        admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+        admin.requirePassword(PASSWORD);
+        admin.ok("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
     }
 
     private void acceptCredentials() {
-        admin.call("CONFIG", "SET", "requirepass", "");
+        admin.requirePassword("");
     }
 
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
@@ -408,65 +394,6 @@ class OutageChargeTest {
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("waiting for: " + what).isLessThan(deadline);
             Thread.sleep(10);
-        }
-    }
-
-    /**
-     * A plain socket of the test's own, connected before any password is asked for (so it stays
-     * authenticated) and spared by its own CLIENT KILL: the faults are made through it.
-     */
-    static final class Admin implements AutoCloseable {
-
-        private final Socket socket;
-
-        private final BufferedReader in;
-
-        Admin(TestRedis redis) {
-            try {
-                socket = new Socket(redis.host(), redis.port());
-                socket.setSoTimeout(5_000);
-                in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-        }
-
-        /** Sends one command; returns a status or error as text, an integer as Long. */
-        Object call(String... args) {
-            StringBuilder command = new StringBuilder("*" + args.length + "\r\n");
-            for (String arg : args) {
-                command.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
-            }
-            try {
-                OutputStream out = socket.getOutputStream();
-                out.write(command.toString().getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                String line = in.readLine();
-                assertThat(line).as("reply to %s", String.join(" ", args)).doesNotStartWith("-");
-                if (line.startsWith("$")) {
-                    // A bulk string, here ASCII: its length in characters, then CRLF.
-                    char[] bulk = new char[Integer.parseInt(line.substring(1)) + 2];
-                    for (int read = 0; read < bulk.length;) {
-                        read += in.read(bulk, read, bulk.length - read);
-                    }
-                    return new String(bulk, 0, bulk.length - 2);
-                }
-                return line.startsWith(":") ? (Object) Long.parseLong(line.substring(1)) : line;
-            }
-            catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-        }
-
-        @Override
-        public void close() {
-            try {
-                socket.close();
-            }
-            catch (IOException ex) {
-                // Closing a test's socket.
-            }
         }
     }
 }

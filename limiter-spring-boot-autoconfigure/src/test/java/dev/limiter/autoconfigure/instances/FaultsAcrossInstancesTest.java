@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
+import dev.limiter.test.RedisControl;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import org.assertj.core.api.SoftAssertions;

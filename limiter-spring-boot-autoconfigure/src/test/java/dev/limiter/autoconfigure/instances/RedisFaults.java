@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import dev.limiter.test.RedisControl;
 import dev.limiter.test.TestRedis;
 
 /**
