@@ -35,19 +35,13 @@ import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.RedisCallback;
@@ -202,9 +196,9 @@ class AsyncDecisionTest {
     @Nested
     class OnAPrivateRedis {
 
-        TestRedis redis;
+        PrivateRedis server;
 
-        ClientResources resources;
+        TestRedis redis;
 
         LettuceConnectionFactory connections;
 
@@ -228,21 +222,11 @@ class AsyncDecisionTest {
         }
 
         RedisRateLimiterFactory.Builder builder(FailurePolicy policy) {
-            redis = TestRedis.start();
-            Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may flush, kill and freeze");
-            resources = DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
             // As the limiters' own connection in an application: short timeouts, for the reactive API too.
-            LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-                .commandTimeout(Duration.ofMillis(300))
-                .shutdownTimeout(Duration.ZERO)
-                .clientOptions(ClientOptions.builder()
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(TimeoutOptions.enabled())
-                    .build())
-                .clientResources(resources)
-                .build();
-            connections = TestRedisSupport.connectionFactory(redis, client);
-            template = TestRedisSupport.template(connections);
+            server = PrivateRedis.start(Duration.ofMillis(300), Delay.constant(Duration.ofMillis(50)));
+            redis = server.redis;
+            connections = server.connections;
+            template = server.template;
             return RedisRateLimiterFactory.builder(template).keyPrefix(prefix)
                 .clock(clock)
                 .listener(listener)
@@ -259,14 +243,8 @@ class AsyncDecisionTest {
                 // A frozen server must run again before it can be stopped cleanly.
                 resume();
             }
-            if (connections != null) {
-                connections.destroy();
-            }
-            if (resources != null) {
-                resources.shutdown(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            }
-            if (redis != null) {
-                redis.close();
+            if (server != null) {
+                server.close();
             }
         }
 

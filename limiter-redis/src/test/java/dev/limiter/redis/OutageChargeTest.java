@@ -23,19 +23,13 @@ import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -53,11 +47,9 @@ class OutageChargeTest {
     /** The password the tests make Redis ask for: the limiters' connection does not know it. */
     static final String PASSWORD = "limiter-test-outage";
 
+    PrivateRedis server;
+
     TestRedis redis;
-
-    ClientResources resources;
-
-    LettuceConnectionFactory connections;
 
     StringRedisTemplate template;
 
@@ -70,20 +62,10 @@ class OutageChargeTest {
 
     @BeforeEach
     void startPrivateRedis() {
-        redis = TestRedis.start();
-        Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may make fail");
-        // As the auto-configured connection: commands rejected while disconnected, reconnects at most 100 ms apart.
-        resources = DefaultClientResources.builder()
-            .reconnectDelay(Delay.exponential(Duration.ZERO, Duration.ofMillis(100), 2, TimeUnit.MILLISECONDS))
-            .build();
-        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-            .commandTimeout(Duration.ofMillis(500))
-            .shutdownTimeout(Duration.ZERO)
-            .clientOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build())
-            .clientResources(resources)
-            .build();
-        connections = TestRedisSupport.connectionFactory(redis, client);
-        template = TestRedisSupport.template(connections);
+        // As the auto-configured connection: reconnects at most 100 ms apart.
+        server = PrivateRedis.start(Duration.ofMillis(500), Delay.exponential(Duration.ZERO, Duration.ofMillis(100), 2, TimeUnit.MILLISECONDS));
+        redis = server.redis;
+        template = server.template;
         admin = RedisControl.of(redis);
     }
 
@@ -92,14 +74,8 @@ class OutageChargeTest {
         if (admin != null) {
             admin.close();
         }
-        if (connections != null) {
-            connections.destroy();
-        }
-        if (resources != null) {
-            resources.shutdown(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        }
-        if (redis != null) {
-            redis.close();
+        if (server != null) {
+            server.close();
         }
     }
 

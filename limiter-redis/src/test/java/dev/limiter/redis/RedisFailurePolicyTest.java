@@ -22,19 +22,13 @@ import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 import dev.limiter.test.VirtualClock;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -48,11 +42,9 @@ class RedisFailurePolicyTest {
 
     static final LimitSpec FIVE_PER_10S = LimitSpec.of(5, Duration.ofSeconds(10));
 
+    PrivateRedis server;
+
     TestRedis redis;
-
-    ClientResources resources;
-
-    LettuceConnectionFactory connections;
 
     StringRedisTemplate template;
 
@@ -62,32 +54,16 @@ class RedisFailurePolicyTest {
 
     @BeforeEach
     void startPrivateRedis() {
-        redis = TestRedis.start();
-        // A Redis given by URL cannot be killed; this test needs one it owns.
-        Assumptions.assumeTrue(redis.source() != TestRedis.Source.URL, "needs a Redis the test may kill");
-        // Short timeouts and reconnect delay keep the outage and the recovery quick; rejecting
-        // commands while disconnected makes each failing call fail at once instead of waiting.
-        resources = DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build();
-        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-            .commandTimeout(Duration.ofMillis(500))
-            .shutdownTimeout(Duration.ZERO)
-            .clientOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build())
-            .clientResources(resources)
-            .build();
-        connections = TestRedisSupport.connectionFactory(redis, client);
-        template = TestRedisSupport.template(connections);
+        // Short timeouts and reconnect delay keep the outage and the recovery quick.
+        server = PrivateRedis.start(Duration.ofMillis(500), Delay.constant(Duration.ofMillis(50)));
+        redis = server.redis;
+        template = server.template;
     }
 
     @AfterEach
     void stopPrivateRedis() {
-        if (connections != null) {
-            connections.destroy();
-        }
-        if (resources != null) {
-            resources.shutdown(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        }
-        if (redis != null) {
-            redis.close();
+        if (server != null) {
+            server.close();
         }
     }
 
