@@ -284,7 +284,7 @@ final class RedisAvailability {
         Throwable reconnect = reconnectFailure.get();
         if (evidence == null && reconnect != null && outageEvidence(reconnect) != null) {
             // The connection dropped and cannot be made again: this is no drop but an outage.
-            ex = new IllegalStateException(ex.getMessage() + "; reconnecting failed: " + describe(reconnect), reconnect);
+            ex = new IllegalStateException("the connection dropped and could not be made again: " + describe(reconnect), reconnect);
             evidence = outageEvidence(reconnect);
         }
         if (evidence == null) {
