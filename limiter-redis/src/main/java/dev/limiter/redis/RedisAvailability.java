@@ -1,5 +1,6 @@
 package dev.limiter.redis;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -220,6 +221,29 @@ final class RedisAvailability {
     static boolean neverSent(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
             if (cause.getMessage() != null && cause.getMessage().contains("Currently not connected")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a call failed because its connection dropped while the call was on its way: it may have
+     * run in Redis or not. Neither a call the client never sent, nor one that timed out.
+     */
+    static boolean droppedOnItsWay(Throwable ex) {
+        if (neverSent(ex)) {
+            return false;
+        }
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof QueryTimeoutException || cause.getClass().getName().endsWith("CommandTimeoutException")) {
+                return false;
+            }
+        }
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            String lower = (cause.getMessage() != null) ? cause.getMessage().toLowerCase(Locale.ROOT) : "";
+            if (cause instanceof IOException || lower.contains("connection closed") || lower.contains("connection reset")
+                    || lower.contains("broken pipe") || lower.contains("disconnected")) {
                 return true;
             }
         }

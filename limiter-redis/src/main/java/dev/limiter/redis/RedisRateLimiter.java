@@ -666,16 +666,16 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     /**
-     * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, a
-     * call that failed while Redis still counts as in use is rejected: it may have run in Redis or not
-     * (timed out, or its connection dropped on its way), and Redis may have rejected it; a share
-     * admitted for it could be spent again by an instance deciding on Redis before its charge landed.
-     * A permit too few, never one too many. Once Redis counts as out, every instance decides by its
-     * share, and the outage is settled before any decides on Redis alone again.
+     * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, one
+     * whose connection dropped while it was on its way, Redis still serving the other instances, is
+     * rejected: it may have run in Redis or not, and a share admitted now could be spent again by an
+     * instance deciding on Redis before the charge lands. A permit too few, never one too many. Once
+     * Redis counts as out, every instance decides by its share, and the outage is settled before any
+     * decides on Redis alone again.
      */
     private Decision afterFailure(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, RuntimeException ex) {
         boolean out = availability.failed(redisKey, ex);
-        if (!out && tuned.policy() == FailurePolicy.LOCAL) {
+        if (!out && tuned.policy() == FailurePolicy.LOCAL && RedisAvailability.droppedOnItsWay(ex)) {
             if (denyCache != null) {
                 denyCache.settle(redisKey);
             }

@@ -233,35 +233,6 @@ class OutageChargeTest {
 
 
     /**
-     * A call that times out while Redis still counts as in use (one slow call is no outage) is rejected
-     * under the local policy: its script may run in Redis, or Redis may reject it, and a share
-     * admitted for it could be spent again by another instance. Here it ran once Redis resumed: a
-     * permit too few, never one too many.
-     */
-    @Test
-    void aCallThatTimesOutWhileRedisIsInUseIsRejected() {
-        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
-        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
-        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
-        redis.pause();
-        Decision timedOut;
-        try {
-            timedOut = limiter.tryAcquire("k");
-        }
-        finally {
-            redis.resume();
-        }
-        assertThat(timedOut.allowed()).as("rejected: it may run in Redis, or be rejected there").isFalse();
-        assertThat(timedOut.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
-        assertThat(factory.isRedisAvailable()).as("one slow call is no outage").isTrue();
-        assertThat(factory.unchargedKeys()).as("nothing admitted, nothing owed").isZero();
-        Decision next = limiter.tryAcquire("k");
-        assertThat(next.source()).isEqualTo(DecisionSource.REDIS);
-        assertThat(next.remaining()).as("the timed-out script ran once Redis resumed, and was never sent again").isEqualTo(2);
-        factory.close();
-    }
-
-    /**
      * Out of memory: decisions that would write fail (OOM), those that only read still succeed; the
      * probe is refused like a writing decision, so Redis stays out until writes succeed again, without
      * flapping between out and in.
