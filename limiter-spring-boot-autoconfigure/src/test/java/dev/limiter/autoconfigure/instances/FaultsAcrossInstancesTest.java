@@ -92,6 +92,7 @@ class FaultsAcrossInstancesTest {
             findings.forEach((finding) -> System.out.println("audit " + finding + "; hot key: "
                     + recorded.admitted(finding.limiter(), "hot") + " admitted, "
                     + recorded.rejected(finding.limiter(), "hot") + " rejected"));
+            findings.stream().filter((finding) -> !finding.limiter().equals(ALLOW)).forEach((finding) -> recorded.explain(finding, faults.dropsAt()));
 
             soft.assertThat(soak.errors()).as("calls failing with anything but a rejection (%s)", soak).isZero();
             soft.assertThat(recorded.errors()).as("calls failing with anything but a rejection").isEmpty();
@@ -255,7 +256,9 @@ class FaultsAcrossInstancesTest {
             for (int i = 0; i < instances; i++) {
                 for (String line : Files.readAllLines(directory.resolve("instance-" + i + ".txt"), StandardCharsets.UTF_8)) {
                     if (line.startsWith(Admission.TAG + " ")) {
-                        admissions.add(Admission.parse(line));
+                        Admission admission = Admission.parse(line);
+                        admissions.add(new Admission(admission.limiter(), admission.key(), admission.beforeMicros(),
+                                admission.afterMicros(), "#" + i + ":" + admission.source()));
                     }
                     else if (line.startsWith("R ")) {
                         String[] words = line.split(" ");
@@ -271,6 +274,24 @@ class FaultsAcrossInstancesTest {
 
         long admitted(String limiter, String key) {
             return this.admissions.stream().filter((a) -> a.limiter().equals(limiter) && a.key().equals(key)).count();
+        }
+
+        /**
+         * Prints the admissions of the worst span of each key of {@code finding} that went over: who
+         * admitted each (instance and decision source) and when, so that a failure says what let the
+         * excess through.
+         */
+        void explain(AdmissionAudit.Finding finding, List<Long> dropsAt) {
+            finding.over().forEach((key, excess) -> {
+                System.out.println("explain " + finding.limiter() + " " + key + ": " + excess + "; connections dropped at "
+                        + dropsAt.stream().filter((at) -> at >= excess.fromMicros() - 1_000_000 && at < excess.toMicros()).toList());
+                this.admissions.stream()
+                    .filter((a) -> a.limiter().equals(finding.limiter()) && a.key().equals(key))
+                    .filter((a) -> a.afterMicros() >= excess.fromMicros() - 1_000_000 && a.beforeMicros() < excess.toMicros())
+                    .sorted(java.util.Comparator.comparingLong(Admission::beforeMicros))
+                    .forEach((a) -> System.out.println("  " + a.beforeMicros() + " +" + (a.afterMicros() - a.beforeMicros()) + "us "
+                            + a.source() + ((a.beforeMicros() >= excess.fromMicros() && a.afterMicros() < excess.toMicros()) ? "" : " (outside)")));
+            });
         }
 
         long rejected(String limiter, String key) {

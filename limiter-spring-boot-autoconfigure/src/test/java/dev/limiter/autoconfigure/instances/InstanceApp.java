@@ -135,12 +135,23 @@ public class InstanceApp {
 
         private final Map<DecisionSource, LongAdder> counts = new ConcurrentHashMap<>();
 
+        /** What made the calling thread's last decision: listeners hear a decision on the caller's thread. */
+        private final ThreadLocal<DecisionSource> last = new ThreadLocal<>();
+
         @Override
         public void onDecision(DecisionEvent event) {
             Decision decision = event.decision();
             if (decision != null) {
                 this.counts.computeIfAbsent(decision.source(), (source) -> new LongAdder()).increment();
+                this.last.set(decision.source());
             }
+        }
+
+        /** What made this thread's last decision, then forgets it; null when none was heard since. */
+        DecisionSource takeLast() {
+            DecisionSource source = this.last.get();
+            this.last.remove();
+            return source;
         }
 
         /** The counts so far, by source. */

@@ -181,11 +181,13 @@ final class InstanceCommands implements AutoCloseable {
             while (System.nanoTime() - end < 0) {
                 int limiter = random.nextInt(names.size());
                 String key = (random.nextInt(100) < hotPercent) ? "hot" : "k" + random.nextInt(keys);
+                this.decisions.takeLast();
                 long before = epochMicros();
                 Seen seen = tally.call(limited.get(limiter), key);
                 long after = epochMicros();
+                DecisionSource source = this.decisions.takeLast();
                 if (seen == Seen.ADMITTED) {
-                    mine.add(new Admission(names.get(limiter), key, before, after).line());
+                    mine.add(new Admission(names.get(limiter), key, before, after, (source != null) ? source.name() : "?").line());
                 }
                 else if (seen == Seen.REJECTED) {
                     rejections.computeIfAbsent(names.get(limiter) + " " + key, (k) -> new LongAdder()).increment();

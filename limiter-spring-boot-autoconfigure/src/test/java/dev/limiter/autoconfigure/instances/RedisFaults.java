@@ -32,6 +32,9 @@ final class RedisFaults {
 
     private long drops;
 
+    /** When each CLIENT KILL was sent, in epoch microseconds, to explain a key that went over. */
+    private final List<Long> dropsAt = new ArrayList<>();
+
     private long clientsDropped;
 
     private long oomErrors;
@@ -73,9 +76,15 @@ final class RedisFaults {
                 + this.oomErrors + "; faults: " + String.join(", ", this.log);
     }
 
+    /** When each CLIENT KILL was sent, in epoch microseconds. */
+    List<Long> dropsAt() {
+        return this.dropsAt;
+    }
+
     private void dropConnections(long nanos) throws InterruptedException {
         long end = System.nanoTime() + nanos;
         while (System.nanoTime() - end < 0) {
+            this.dropsAt.add(InstanceCommands.epochMicros());
             this.clientsDropped += (Long) this.control.ok("CLIENT", "KILL", "TYPE", "normal");
             this.drops++;
             Thread.sleep(250 + this.random.nextInt(251));
