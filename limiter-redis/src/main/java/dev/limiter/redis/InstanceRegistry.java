@@ -49,6 +49,23 @@ final class InstanceRegistry {
     /** The number of the last heartbeat of any instance; same hash tag as {@link #key}. */
     private final String beatsKey;
 
+    /** When each instance last beat; same hash tag as {@link #key}. */
+    private final String seenKey;
+
+    /**
+     * Heartbeats an instance alive may miss before the others count it silent: cut off from Redis and
+     * deciding by its failure policy, or dead. They then keep within their shares until it has charged.
+     */
+    static final int SILENT_HEARTBEATS = 2;
+
+    /** Other instances alive and silent at this instance's last heartbeat. */
+    private volatile int silent;
+
+    /** When this instance's last heartbeat was answered (nanoTime), or {@link #NEVER}. */
+    private volatile long lastBeatNanos = NEVER;
+
+    private static final long NEVER = Long.MIN_VALUE;
+
     private final String id = UUID.randomUUID().toString();
 
     private final Duration interval;
@@ -76,6 +93,7 @@ final class InstanceRegistry {
         this.key = keyPrefix + ":{instances}";
         this.cleanKey = key + ":clean";
         this.beatsKey = key + ":beats";
+        this.seenKey = key + ":seen";
         this.interval = interval;
         this.clock = clock;
         this.configured = configured;
@@ -152,12 +170,36 @@ final class InstanceRegistry {
     record Settling(long beat, int owing) {
     }
 
+    /** Other instances alive that missed {@link #SILENT_HEARTBEATS} heartbeats, as this instance's last heartbeat found. */
+    int silent() {
+        return silent;
+    }
+
+    /**
+     * Whether every other instance alive has had the time to find this one silent, its heartbeats
+     * failing since the last that was answered: then they keep within their shares, and a permit this
+     * one admits without Redis is not taken from Redis by them as well. True when this instance never
+     * beat (the others never counted it) or it is alone.
+     */
+    boolean foundSilent() {
+        long last = lastBeatNanos;
+        if (last == NEVER || instances() <= 1) {
+            return true;
+        }
+        // Silent once SILENT_HEARTBEATS are missed; found at the others' next heartbeat, one interval late at most, plus one for a late beat.
+        return System.nanoTime() - last >= interval.toNanos() * (SILENT_HEARTBEATS + 2);
+    }
+
     private List<?> send(boolean clean, String since) {
-        List<?> reply = redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey), id, Long.toString(ttlMicros()), now(), clean ? "1" : "0", since);
-        if (reply == null || reply.size() < 3) {
+        long sent = System.nanoTime();
+        List<?> reply = redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey, seenKey), id, Long.toString(ttlMicros()), now(),
+                clean ? "1" : "0", since, Long.toString(interval.toNanos() / 1_000 * SILENT_HEARTBEATS));
+        if (reply == null || reply.size() < 4) {
             throw new IllegalStateException("The instances script answered " + reply);
         }
         counted = (int) Math.max(1, Math.min(Integer.MAX_VALUE, ScriptCodec.number(reply, 0)));
+        silent = (int) ScriptCodec.number(reply, 3);
+        lastBeatNanos = sent;
         return reply;
     }
 
@@ -165,7 +207,7 @@ final class InstanceRegistry {
     void leave() {
         leaving = true;
         try {
-            redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey), id, "0", now(), "0", "");
+            redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey, seenKey), id, "0", now(), "0", "", "");
         }
         catch (RuntimeException ex) {
             logger.debug("Could not remove this instance from the rate limiters' count; it expires", ex);

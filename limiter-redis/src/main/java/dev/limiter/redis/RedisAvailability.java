@@ -1,6 +1,5 @@
 package dev.limiter.redis;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -70,6 +69,12 @@ final class RedisAvailability {
 
         /** A new outage began: what {@link #settled} learned of the last one no longer holds. */
         void outage();
+
+        /**
+         * Whether the other instances have had the time to find this one silent, its heartbeats
+         * failing, and keep within their shares since; true when there are none.
+         */
+        boolean foundSilent();
     }
 
     /** Settles nothing: for a factory that has nothing to charge. */
@@ -92,6 +97,11 @@ final class RedisAvailability {
 
         @Override
         public void outage() {
+        }
+
+        @Override
+        public boolean foundSilent() {
+            return true;
         }
     };
 
@@ -227,32 +237,39 @@ final class RedisAvailability {
         return false;
     }
 
-    /**
-     * Whether a call failed because its connection dropped while the call was on its way: it may have
-     * run in Redis or not. Neither a call the client never sent, nor one that timed out.
-     */
-    static boolean droppedOnItsWay(Throwable ex) {
-        if (neverSent(ex)) {
-            return false;
-        }
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof QueryTimeoutException || cause.getClass().getName().endsWith("CommandTimeoutException")) {
-                return false;
-            }
-        }
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            String lower = (cause.getMessage() != null) ? cause.getMessage().toLowerCase(Locale.ROOT) : "";
-            if (cause instanceof IOException || lower.contains("connection closed") || lower.contains("connection reset")
-                    || lower.contains("broken pipe") || lower.contains("disconnected")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Whether Redis is in use and nothing says its connection cannot be made again: worth a short wait for it. */
     boolean mayReconnect() {
         return available.get() && reconnectFailure.get() == null;
+    }
+
+    /**
+     * Another instance alive missed its heartbeats: cut off from Redis, it decides by its shares (or it
+     * died). Until it has said it charged what it admitted, this one keeps within its shares too, as
+     * after an outage of its own.
+     */
+    void othersSilent() {
+        outageLock.writeLock().lock();
+        try {
+            if (!available.get() || settling) {
+                return;
+            }
+            settling = true;
+            settlement.outage();
+        }
+        finally {
+            outageLock.writeLock().unlock();
+        }
+        logger.debug("Another rate limiter instance stopped beating; limiters keep within their shares until it has charged");
+        background.repeat(this::probe, probeInterval);
+    }
+
+    /**
+     * Whether a call Redis did not answer may be admitted by the local policy's share: once the other
+     * instances have found this one silent and keep within their own. Before then, another instance
+     * deciding on Redis could take the same permit.
+     */
+    boolean othersKeepToShares() {
+        return settlement.foundSilent();
     }
 
     /** Whether limiters should call Redis now. */
@@ -398,12 +415,11 @@ final class RedisAvailability {
                     recover();
                     return true;
                 }
-                RuntimeException failure = chargePasses();
-                if (failure != null) {
-                    reason = "charging what was admitted without Redis failed: " + describe(failure);
-                    return true;
-                }
-                // Settled already when no other instance owes (one instance alone, or all back before it).
+                // Back at once, before charging: a key that still owes is decided by the failure policy
+                // until its charge lands (made by its next caller, or below), so no decision reads state
+                // that lacks it. Charging every key first kept all of them off Redis for as long as that
+                // took, and a connection dropped meanwhile started it over: under load, for good.
+                // Settled already when no other instance alive owes (one instance alone, or all back before it).
                 boolean settled = settlement.settled();
                 returnToRedis(settled);
                 if (settled) {

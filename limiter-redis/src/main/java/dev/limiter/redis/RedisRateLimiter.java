@@ -666,24 +666,29 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     /**
-     * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, one
-     * whose connection dropped while it was on its way, Redis still serving the other instances, is
-     * rejected: it may have run in Redis or not, and a share admitted now could be spent again by an
-     * instance deciding on Redis before the charge lands. A permit too few, never one too many. Once
-     * Redis counts as out, every instance decides by its share, and the outage is settled before any
-     * decides on Redis alone again.
+     * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, a
+     * call that failed while Redis still counts as in use (it timed out, its connection dropped on its
+     * way, or the client could not send it before the connection was made again) is rejected: it may
+     * have run in Redis or not, Redis may have rejected it, and the other instances decide on Redis
+     * without knowing: a share admitted now could be taken from Redis by them as well. A permit too
+     * few, never one too many. Once Redis counts as out, the policy decides as {@link #withoutRedis} says.
      */
     private Decision afterFailure(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, RuntimeException ex) {
         boolean out = availability.failed(redisKey, ex);
-        if (!out && tuned.policy() == FailurePolicy.LOCAL && RedisAvailability.droppedOnItsWay(ex)) {
-            if (denyCache != null) {
-                denyCache.settle(redisKey);
-            }
-            Decision rejected = Decision.of(tuned.config(), 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
-            heard(heard, rejected, -1);
-            return rejected;
+        if (!out && tuned.policy() == FailurePolicy.LOCAL) {
+            return rejectedUncounted(tuned, redisKey, heard);
         }
         return withoutRedis(tuned, redisKey, key, permits, heard);
+    }
+
+    /** The local policy's rejection of a call it cannot admit without risking a permit too many. */
+    private Decision rejectedUncounted(Tuning tuned, String redisKey, DecisionListener heard) {
+        if (denyCache != null) {
+            denyCache.settle(redisKey);
+        }
+        Decision rejected = Decision.of(tuned.config(), 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
+        heard(heard, rejected, -1);
+        return rejected;
     }
 
     /**
@@ -691,6 +696,10 @@ final class RedisRateLimiter implements RateLimiter {
      * rejection of the key gets no answer from Redis, so the others stop waiting for one.
      */
     private Decision withoutRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
+        if (tuned.policy() == FailurePolicy.LOCAL && !availability.othersKeepToShares()) {
+            // The other instances have not found this one silent yet: they still decide on Redis alone.
+            return rejectedUncounted(tuned, redisKey, heard);
+        }
         if (denyCache != null) {
             denyCache.settle(redisKey);
         }

@@ -48,7 +48,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      * How often each instance announces itself in Redis unless configured: also how long at most an
      * instance back from an outage waits for one that had none to say it owes nothing.
      */
-    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(500);
 
     /** Start-up attempts to load the scripts before Redis counts as out. */
     static final int WARM_UP_ATTEMPTS = 3;
@@ -119,7 +119,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.instances = new InstanceRegistry(settings.redis, settings.keyPrefix, settings.heartbeatInterval, settings.clock,
                 settings.expectedInstances);
         this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.outageAfter, settings.recoveryAction,
-                background, settings.nanoTime, new Settlement(new BlockingScripts(settings.redis), settings.nanoTime), RedisAddress.of(settings.redis),
+                background, settings.nanoTime, new Settlement(new BlockingScripts(settings.redis)), RedisAddress.of(settings.redis),
                 instances.key(), () -> (reconnectFailures != null) ? reconnectFailures.last() : null);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
         this.batches = (settings.maxBatchSize > 0) ? new ScriptBatches(new BlockingScripts(settings.redis), settings.maxBatchSize) : null;
@@ -132,23 +132,18 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /**
      * What an outage leaves to settle: the permits this instance's failure policies admitted, charged
      * to Redis, and the word of every other instance alive that it did the same since this one returned
-     * (its heartbeat), awaited at most {@link InstanceRegistry#MISSED_HEARTBEATS} heartbeat intervals:
-     * by then an instance alive has beaten, and one that has not no longer counts.
+     * (its heartbeat), awaited as long as they count as alive: one cut off from Redis keeps deciding by
+     * its shares until it has charged, and one that died stops counting once its heartbeats have lapsed.
      */
     private final class Settlement implements RedisAvailability.Settlement {
 
         private final BlockingScripts scripts;
 
-        private final LongSupplier nanoTime;
-
         /** The number of this instance's first heartbeat after the outage; null until then. */
         private volatile @Nullable Long returnedAt;
 
-        private long returnedNanos;
-
-        Settlement(BlockingScripts scripts, LongSupplier nanoTime) {
+        Settlement(BlockingScripts scripts) {
             this.scripts = scripts;
-            this.nanoTime = nanoTime;
         }
 
         @Override
@@ -167,21 +162,20 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             if (since == null) {
                 since = instances.othersOwing(uncharged.isEmpty(), null).beat();
                 returnedAt = since;
-                returnedNanos = nanoTime.getAsLong();
             }
             int owing = instances.othersOwing(uncharged.isEmpty(), since).owing();
             if (owing == 0) {
                 instances.release();
                 return true;
             }
-            long waited = nanoTime.getAsLong() - returnedNanos;
-            if (waited >= instances.interval().toNanos() * InstanceRegistry.MISSED_HEARTBEATS) {
-                logger.info(owing + " other rate limiter instance(s) did not say within " + Duration.ofNanos(waited).toMillis()
-                        + " ms that they charged what they admitted without Redis (an older version?); limits are Redis' alone again");
-                instances.release();
-                return true;
-            }
+            // An instance alive that has not said so is still deciding by its shares (cut off from Redis),
+            // or died: it stops counting as alive once its heartbeats have lapsed.
             return false;
+        }
+
+        @Override
+        public boolean foundSilent() {
+            return instances.foundSilent();
         }
 
         @Override
@@ -496,7 +490,13 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private synchronized void startHeartbeat(Duration first) {
         if (!heartbeatStarted) {
             heartbeatStarted = true;
-            background.repeat(() -> instances.beat(uncharged.isEmpty()), first, instances.interval());
+            background.repeat(() -> {
+                boolean beating = instances.beat(uncharged.isEmpty());
+                if (instances.silent() > 0) {
+                    availability.othersSilent();
+                }
+                return beating;
+            }, first, instances.interval());
         }
     }
 
@@ -509,6 +509,16 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         if (heartbeatStarted && availability.available()) {
             instances.leave();
         }
+    }
+
+    /** Whether limiters keep within their shares of each limit though Redis decides: after an outage, or while another instance is silent. */
+    boolean isSettling() {
+        return availability.settling();
+    }
+
+    /** Whether the other instances have had the time to find this one silent: see {@link RedisAvailability#othersKeepToShares()}. */
+    boolean othersKeepToShares() {
+        return availability.othersKeepToShares();
     }
 
     /** Whether decisions that meet in flight go to Redis as one script call ({@link Builder#batching}). */

@@ -8,14 +8,18 @@
 -- KEYS[2]  sorted set: member = instance id, score = the heartbeat (its number in KEYS[3]) at which it
 --          last owed Redis nothing: every permit its failure policy admitted was charged to Redis
 -- KEYS[3]  the number of the last heartbeat of any instance: an order no clock can get wrong
---          (all three keys share one hash tag)
+-- KEYS[4]  sorted set: member = instance id, score = time (us) of its last heartbeat
+--          (all four keys share one hash tag)
 -- ARGV[1]  the instance id
 -- ARGV[2]  how long (us) an instance counts as alive after its heartbeat; 0 removes it (shutdown)
 -- ARGV[3]  now in microseconds, or "" to read Redis TIME
 -- ARGV[4]  "1" when this instance owes nothing now, "0" when it holds permits not yet charged
 -- ARGV[5]  a heartbeat's number, or "": count the other instances alive that have not said they owe
 --          nothing since that heartbeat
--- Reply    {instances alive (this one included unless it left), this heartbeat's number, instances of ARGV[5]}
+-- ARGV[6]  how long (us) without a heartbeat an instance alive counts as silent: cut off from Redis
+--          (deciding by its failure policy) or dead; "" or 0 to count none
+-- Reply    {instances alive (this one included unless it left), this heartbeat's number, instances of ARGV[5],
+--          other instances alive and silent}
 
 local now = tonumber(ARGV[3])
 if not now then
@@ -28,6 +32,7 @@ local stamp = string.format('%d', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', stamp)
 if ttl > 0 then
   redis.call('ZADD', KEYS[1], string.format('%d', now + ttl), ARGV[1])
+  redis.call('ZADD', KEYS[4], stamp, ARGV[1])
   if ARGV[4] == '1' then
     redis.call('ZADD', KEYS[2], beat, ARGV[1])
   else
@@ -36,6 +41,7 @@ if ttl > 0 then
 else
   redis.call('ZREM', KEYS[1], ARGV[1])
   redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[4], ARGV[1])
 end
 local alive = redis.call('ZRANGE', KEYS[1], 0, -1)
 local live = {}
@@ -46,6 +52,17 @@ end
 for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   if not live[id] then
     redis.call('ZREM', KEYS[2], id)
+  end
+end
+local silent = 0
+local silentAfter = tonumber(ARGV[6])
+local seen = redis.call('ZRANGE', KEYS[4], 0, -1, 'WITHSCORES')
+for i = 1, #seen, 2 do
+  local id = seen[i]
+  if not live[id] then
+    redis.call('ZREM', KEYS[4], id)
+  elseif id ~= ARGV[1] and silentAfter and silentAfter > 0 and tonumber(seen[i + 1]) < now - silentAfter then
+    silent = silent + 1
   end
 end
 local owing = 0
@@ -66,10 +83,11 @@ if #alive > 0 then
   local ms = string.format('%d', math.floor((tonumber(last[2]) - now + 999) / 1000))
   redis.call('PEXPIRE', KEYS[1], ms)
   redis.call('PEXPIRE', KEYS[3], ms)
+  redis.call('PEXPIRE', KEYS[4], ms)
   if redis.call('EXISTS', KEYS[2]) == 1 then
     redis.call('PEXPIRE', KEYS[2], ms)
   end
 else
-  redis.call('DEL', KEYS[2], KEYS[3])
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 end
-return {#alive, beat, owing}
+return {#alive, beat, owing, silent}

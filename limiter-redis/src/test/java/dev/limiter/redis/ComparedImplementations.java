@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.algorithm.Model;
@@ -102,6 +103,10 @@ final class ComparedImplementations {
             }
             clock.set(now);
             Decision decision = limiter.tryAcquire(key, permits);
+            if (decision.source() != DecisionSource.REDIS) {
+                // The failure policy's answer says nothing of the script: name it instead of a disagreement.
+                throw new AssertionError("Redis did not decide (" + decision.source() + "): a call to Redis failed");
+            }
             long ttl = keeping.ttlBeforeKeeping;
             long resetAfter = decision.resetAfter().toNanos() / 1_000;
             long expectedTtl = Math.max(1, (resetAfter + 999) / 1_000);

@@ -86,12 +86,35 @@ class InstanceRegistryTest {
         assertThat(a.instances()).isEqualTo(1);
     }
 
+    /** An instance alive that misses two heartbeats is silent to the others, until it beats again. */
+    @Test
+    void anInstanceThatMissesTwoHeartbeatsIsSilent() {
+        InstanceRegistry a = registry();
+        InstanceRegistry b = registry();
+        a.beat(true);
+        b.beat(true);
+        a.beat(true);
+        assertThat(a.silent()).isZero();
+        clock.advance(INTERVAL.multipliedBy(InstanceRegistry.SILENT_HEARTBEATS));
+        a.beat(true);
+        assertThat(a.silent()).as("b missed two heartbeats, not more").isZero();
+        clock.advance(Duration.ofMillis(1));
+        a.beat(true);
+        assertThat(a.silent()).as("b is silent").isEqualTo(1);
+        assertThat(a.instances()).as("and still counts").isEqualTo(2);
+        b.beat(true);
+        assertThat(b.silent()).as("a beat just now").isZero();
+        a.beat(true);
+        assertThat(a.silent()).isZero();
+    }
+
     @Test
     void theCountLivesInOneKeyWithATtl() {
         InstanceRegistry a = registry();
         a.beat(true);
         // The instances alive, and when each last owed Redis nothing: one hash tag, so one slot of a cluster.
-        assertThat(TestRedisSupport.keysUnder(redis, prefix)).containsExactlyInAnyOrder(prefix + ":{instances}", prefix + ":{instances}:clean", prefix + ":{instances}:beats");
+        assertThat(TestRedisSupport.keysUnder(redis, prefix)).containsExactlyInAnyOrder(prefix + ":{instances}", prefix + ":{instances}:clean", prefix + ":{instances}:beats",
+                prefix + ":{instances}:seen");
         // Redis' own clock runs the TTLs: no longer than three intervals.
         for (String key : TestRedisSupport.keysUnder(redis, prefix)) {
             assertThat(TestRedisSupport.pttl(redis, key)).as(key).isPositive()

@@ -104,6 +104,8 @@ class OutageChargeTest {
         RateLimiter limiter = factory.create("orders", algorithm, FIVE_PER_10S);
 
         refuseCredentials();
+        // A call that fails before Redis counts as out is rejected (it may have run in Redis).
+        awaitOut(factory, limiter);
         int admitted = 0;
         List<DecisionSource> sources = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -166,6 +168,7 @@ class OutageChargeTest {
         RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
         RateLimiter limiter = factory.create("orders", Algorithm.SLIDING_LOG, FIVE_PER_10S);
         refuseCredentials();
+        awaitOut(factory, limiter);
         for (int i = 0; i < 5; i++) {
             assertThat(limiter.tryAcquire("k").allowed()).isTrue();
         }
@@ -231,6 +234,35 @@ class OutageChargeTest {
         factory.close();
     }
 
+
+    /**
+     * A call that times out while Redis still counts as in use (one slow call is no outage) is rejected
+     * under the local policy: its script may run in Redis, or Redis may reject it, and a share
+     * admitted for it could be spent again by another instance. Here it ran once Redis resumed: a
+     * permit too few, never one too many.
+     */
+    @Test
+    void aCallThatTimesOutWhileRedisIsInUseIsRejected() {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL);
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+        assertThat(limiter.tryAcquire("k").remaining()).isEqualTo(4);
+        redis.pause();
+        Decision timedOut;
+        try {
+            timedOut = limiter.tryAcquire("k");
+        }
+        finally {
+            redis.resume();
+        }
+        assertThat(timedOut.allowed()).as("rejected: it may run in Redis, or be rejected there").isFalse();
+        assertThat(timedOut.source()).isEqualTo(DecisionSource.LOCAL_FALLBACK);
+        assertThat(factory.isRedisAvailable()).as("one slow call is no outage").isTrue();
+        assertThat(factory.unchargedKeys()).as("nothing admitted, nothing owed").isZero();
+        Decision next = limiter.tryAcquire("k");
+        assertThat(next.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(next.remaining()).as("the timed-out script ran once Redis resumed, and was never sent again").isEqualTo(2);
+        factory.close();
+    }
 
     /**
      * Out of memory: decisions that would write fail (OOM), those that only read still succeed; the
@@ -337,10 +369,49 @@ class OutageChargeTest {
     }
 
     /** Calls another key until the instance counts Redis as out: a call must fail to tell it. */
+    /**
+     * An instance that stops beating (cut off from Redis while this one reaches it, deciding by its
+     * shares) is found silent within two heartbeats: this one keeps within its share of the limit
+     * though Redis would admit more, until the silent one says it charged, or no longer counts.
+     */
+    @Test
+    void whileAnotherInstanceIsSilentThisOneKeepsWithinItsShare() throws InterruptedException {
+        RedisRateLimiterFactory factory = instance(Duration.ofMillis(50));
+        InstanceRegistry other = new InstanceRegistry(template, prefix, RedisRateLimiterFactory.DEFAULT_HEARTBEAT_INTERVAL, clock, 0);
+        other.beat(true);
+        awaitTrue(() -> factory.instances() == 2, "two instances counted");
+        RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(10, Duration.ofSeconds(10)));
+        assertThat(limiter.tryAcquire("hot").remaining()).as("Redis alone decides").isEqualTo(9);
+        assertThat(factory.isSettling()).isFalse();
+
+        // The other misses its heartbeats; the bucket refills 2 meanwhile, back to full.
+        clock.advance(RedisRateLimiterFactory.DEFAULT_HEARTBEAT_INTERVAL.multipliedBy(InstanceRegistry.SILENT_HEARTBEATS + 1));
+        awaitTrue(factory::isSettling, "the other found silent");
+        int admitted = 0;
+        for (int i = 0; i < 10; i++) {
+            admitted += limiter.tryAcquire("hot").allowed() ? 1 : 0;
+        }
+        assertThat(admitted).as("this instance's share of the 10 Redis holds: the other may be admitting its own").isEqualTo(5);
+
+        awaitTrue(() -> other.beat(true) && !factory.isSettling(), "the other beats again, owing nothing: limits are Redis' alone again");
+        // The calls the share rejected were counted in Redis all the same (a permit too few, never one
+        // too many): the bucket is empty. 3 s refill 3, all Redis' own now; a share would hold 1.
+        clock.advance(Duration.ofSeconds(3));
+        for (int i = 0; i < 3; i++) {
+            Decision decision = limiter.tryAcquire("hot");
+            assertThat(decision.allowed()).as("call %d", i + 1).isTrue();
+            assertThat(decision.source()).isEqualTo(DecisionSource.REDIS);
+        }
+        assertThat(limiter.tryAcquire("hot").allowed()).isFalse();
+        other.leave();
+        factory.close();
+    }
+
+    /** Until the instance is out, and the others have had the time to find it silent: it decides by its shares. */
     private static void awaitOut(RedisRateLimiterFactory instance, RateLimiter limiter) throws InterruptedException {
         awaitTrue(() -> {
             limiter.tryAcquire("other");
-            return !instance.isRedisAvailable();
+            return !instance.isRedisAvailable() && instance.othersKeepToShares();
         }, "out");
     }
 

@@ -124,19 +124,13 @@ class RedisAvailabilityTest {
     }
 
     @Test
-    void whatDroppedOnItsWayOrWasNeverSent() {
-        RuntimeException unsent = new RedisSystemException("x", new IllegalStateException("Currently not connected. Commands are rejected."));
-        assertThat(RedisAvailability.neverSent(unsent)).isTrue();
-        assertThat(RedisAvailability.droppedOnItsWay(unsent)).as("never sent, so never run").isFalse();
+    void whatTheClientNeverSent() {
+        assertThat(RedisAvailability.neverSent(new RedisSystemException("x", new IllegalStateException("Currently not connected. Commands are rejected."))))
+            .isTrue();
         for (String dropped : List.of("Connection closed", "Connection disconnected", "Connection reset by peer")) {
-            RuntimeException ex = new RedisSystemException("x", new IllegalStateException(dropped));
-            assertThat(RedisAvailability.droppedOnItsWay(ex)).as(dropped).isTrue();
-            assertThat(RedisAvailability.neverSent(ex)).as(dropped).isFalse();
+            assertThat(RedisAvailability.neverSent(new RedisSystemException("x", new IllegalStateException(dropped)))).as(dropped).isFalse();
         }
-        assertThat(RedisAvailability.droppedOnItsWay(new RedisSystemException("x", new IOException("Broken pipe")))).isTrue();
-        // A timeout is no dropped connection, whatever it wraps; nor is a script's own error.
-        assertThat(RedisAvailability.droppedOnItsWay(new QueryTimeoutException("timed out", new IOException("x")))).isFalse();
-        assertThat(RedisAvailability.droppedOnItsWay(new RedisSystemException("x", new IllegalStateException("ERR user_script:1: bad")))).isFalse();
+        assertThat(RedisAvailability.neverSent(timeout())).isFalse();
     }
 
     @Test

@@ -625,10 +625,11 @@ public class LimiterProperties {
         /**
          * How often each instance announces itself in Redis (one small call, never per decision), and
          * says whether it owes Redis permits admitted while Redis failed. An instance counts as alive
-         * for three intervals after its last heartbeat; one back from an outage that the others did
-         * not have waits up to an interval for their word before its limits are Redis' alone again.
+         * for three intervals after its last heartbeat, and at least 15 s; one that misses two is
+         * silent, and the others keep within their shares until it has charged. An instance cut off
+         * from Redis rejects under 'local' until the others have had four intervals to notice.
          */
-        private Duration heartbeatInterval = Duration.ofSeconds(1);
+        private Duration heartbeatInterval = Duration.ofMillis(500);
 
         /**
          * How many instances share each limit, instead of those counted by their heartbeats; with
