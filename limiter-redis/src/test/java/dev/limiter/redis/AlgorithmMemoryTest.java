@@ -28,12 +28,12 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Measures what one active key costs Redis for each algorithm ({@code MEMORY USAGE}) and how long it
  * lives after a burst (PTTL), with bounds that must hold; the figures go to
- * {@code target/algorithm-memory.md} for the README's algorithm table.
+ * {@code target/algorithm-memory.md} for the algorithm table of docs/algorithms.md.
  */
 @RedisTest
 class AlgorithmMemoryTest {
 
-    /** 100 per minute, burst 100, 10 sub-windows: the README's reference limiter. */
+    /** 100 per minute, burst 100, 10 sub-windows: the reference limiter of docs/algorithms.md. */
     static final RateLimiterConfig REFERENCE = RateLimiterConfig.of(Algorithm.FIXED_WINDOW, LimitSpec.of(100, Duration.ofMinutes(1)));
 
     static final List<String> ROWS = new ArrayList<>();

@@ -378,7 +378,7 @@ public class LimiterProperties {
     /**
      * Local leasing of a limiter's hot keys: the instances together never admit more than the
      * limit, but over any span w a key may be admitted what the algorithm admits over w + ttl, and
-     * up to permits per instance per ttl may go unused (README, docs/algorithms.md).
+     * up to permits per instance per ttl may go unused (docs/leasing.md, docs/algorithms.md).
      */
     public static class Lease {
 

@@ -15,7 +15,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The orders limit retuned on the command line, as the README shows, without recompiling. */
+/** The orders limit retuned on the command line, as docs/sample.md shows, without recompiling. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         args = { "--limiter.limiters.orders.algorithm=fixed-window", "--limiter.limiters.orders.limit=50",
                 "--limiter.limiters.orders.window=1h" })

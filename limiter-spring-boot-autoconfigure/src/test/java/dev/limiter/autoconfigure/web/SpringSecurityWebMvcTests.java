@@ -132,7 +132,7 @@ class SpringSecurityWebMvcTests {
 
     @Test
     void ruleFilterOrderedBeforeSecuritySeesNoPrincipal() {
-        // What the README warns of: with limiter.rule-filter-order below Spring Security's -100 the rule runs first.
+        // What docs/rules.md warns of: with limiter.rule-filter-order below Spring Security's -100 the rule runs first.
         this.contextRunner.withPropertyValues(PAGES_BY_PRINCIPAL).withPropertyValues("limiter.rule-filter-order=-110")
             .run(withMvc((mvc, endpoints) -> {
                 assertThat(basic(mvc.get().uri("/pages/1"), "alice", "alice-pw")).hasStatus(HttpStatus.BAD_REQUEST);
