@@ -23,6 +23,17 @@ final class Background {
 
     private boolean closed;
 
+    private final String threadName;
+
+    Background() {
+        this("limiter-redis-background");
+    }
+
+    /** @param threadName the name of its thread */
+    Background(String threadName) {
+        this.threadName = threadName;
+    }
+
     /**
      * Runs {@code task} every {@code interval}, the first time after one interval, until it returns
      * false or the factory closes. What it throws is logged and does not end the repetition.
@@ -38,7 +49,7 @@ final class Background {
         }
         if (executor == null) {
             executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-                Thread thread = new Thread(runnable, "limiter-redis-background");
+                Thread thread = new Thread(runnable, threadName);
                 thread.setDaemon(true);
                 return thread;
             });

@@ -81,6 +81,12 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     private final Background background = new Background();
 
+    /**
+     * The heartbeat's own thread: a probe or a charge of many keys on {@link #background} must not
+     * delay it, or the other instances would find this one silent late, or when it is not.
+     */
+    private final Background heartbeat = new Background("limiter-redis-heartbeat");
+
     private final InstanceRegistry instances;
 
     /** Makes each limiter's tuning: script, keys, failure policy, for its configuration. */
@@ -490,7 +496,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private synchronized void startHeartbeat(Duration first) {
         if (!heartbeatStarted) {
             heartbeatStarted = true;
-            background.repeat(() -> {
+            heartbeat.repeat(() -> {
                 boolean beating = instances.beat(uncharged.isEmpty());
                 if (instances.silent() > 0) {
                     availability.othersSilent();
@@ -503,6 +509,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** Stops the background probe and heartbeat, and removes this instance from the count. */
     public void close() {
         background.close();
+        heartbeat.close();
         if (reconnectFailures != null) {
             reconnectFailures.close();
         }
