@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -27,6 +28,8 @@ import dev.limiter.spring.LimiterPlans.Setting;
 import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.convert.DurationStyle;
@@ -40,6 +43,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * where each value comes from; not meant for applications.
  */
 public final class LimiterDefinitions implements LimiterResolver {
+
+    private static final Log logger = LogFactory.getLog(LimiterDefinitions.class);
 
     /** Checks the syntax of plan expressions in properties, whichever method uses them. */
     private static final SpelExpressionParser PLAN_PARSER = new SpelExpressionParser();
@@ -125,17 +130,104 @@ public final class LimiterDefinitions implements LimiterResolver {
     /**
      * Checks every configured limiter once all annotated beans are known: one that is neither
      * complete on its own nor completed by an annotation is an error (often a misspelt name), and so
-     * are plans that nothing can pick from.
+     * are plans that nothing can pick from. One that no annotation or rule uses is reported, with the
+     * used name closest to it: code may still get it from the registry, so it is no error.
      */
     void checkConfigured() {
+        Set<String> used = new TreeSet<>(uses.keySet());
+        properties.getRules().stream().map(LimiterProperties.Rule::getLimiter).filter(Objects::nonNull).map(String::trim).forEach(used::add);
         properties.getLimiters().forEach((name, limiter) -> {
-            if (!uses.containsKey(name)) {
-                plans(name, null, property(name, ""));
+            String closest = used.contains(name) ? null : closest(name, used);
+            try {
+                if (!uses.containsKey(name)) {
+                    plans(name, null, property(name, ""));
+                }
+                if (limiter.getPlans().isEmpty() && registry.find(name).isEmpty()) {
+                    limiterFor(name, null, property(name, ""));
+                }
             }
-            if (limiter.getPlans().isEmpty() && registry.find(name).isEmpty()) {
-                limiterFor(name, null, property(name, ""));
+            catch (LimiterConfigurationException ex) {
+                if (closest == null) {
+                    throw ex;
+                }
+                throw new LimiterConfigurationException(ex.getWhere(), ex.getValue(), ex.getProblem() + "; no @RateLimited method or "
+                        + "limiter.rules entry uses limiter '" + name + "': did you mean '" + closest + "'?", "Rename "
+                                + property(name, "") + " to " + property(closest, "") + " if that is the limiter meant, else: "
+                                + ex.getAction());
+            }
+            if (!used.contains(name)) {
+                reportUnused(name, closest, used);
             }
         });
+    }
+
+    private void reportUnused(String name, @Nullable String closest, Set<String> used) {
+        String unused = property(name, "") + " configures a limiter that no @RateLimited method and no limiter.rules entry uses";
+        if (closest != null) {
+            logger.warn(unused + "; did you mean '" + closest + "' (used by " + String.join(", ", usedBy(closest)) + ")? Rename "
+                    + property(name, "") + " to " + property(closest, "") + " if so; ignore this if code gets '" + name
+                    + "' from the RateLimiterRegistry");
+        }
+        else if (logger.isInfoEnabled()) {
+            logger.info(unused + ": only code that gets it from the RateLimiterRegistry uses it"
+                    + (used.isEmpty() ? "" : " (the limiters used are " + used + ")"));
+        }
+    }
+
+    /** The sites of the annotations, then the rules, that use limiter {@code name}. */
+    private List<String> usedBy(String name) {
+        List<String> sites = new ArrayList<>(sites(name));
+        List<LimiterProperties.Rule> rules = properties.getRules();
+        for (int i = 0; i < rules.size(); i++) {
+            if (rules.get(i).getLimiter() != null && name.equals(rules.get(i).getLimiter().trim())) {
+                sites.add("limiter.rules[" + i + "]");
+            }
+        }
+        return sites;
+    }
+
+    /**
+     * The name in {@code names} closest to {@code name}, compared without case and separators, when it
+     * is close enough to be a misspelling (at most two edits, and one per three letters); null otherwise.
+     */
+    static @Nullable String closest(String name, Set<String> names) {
+        String bare = bare(name);
+        String closest = null;
+        int best = Integer.MAX_VALUE;
+        for (String candidate : names) {
+            String other = bare(candidate);
+            int distance = editDistance(bare, other);
+            int allowed = Math.min(2, Math.max(1, Math.max(bare.length(), other.length()) / 3));
+            if (distance <= allowed && distance < best) {
+                best = distance;
+                closest = candidate;
+            }
+        }
+        return closest;
+    }
+
+    private static String bare(String name) {
+        return name.toLowerCase(Locale.ROOT).replaceAll("[-_.]", "");
+    }
+
+    /** Levenshtein's distance: the fewest insertions, deletions and substitutions that turn {@code a} into {@code b}. */
+    private static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     /**
