@@ -103,6 +103,13 @@ class RetuneTests {
                 });
             assertThatExceptionOfType(LimiterConfigurationException.class).isThrownBy(() -> retuner.retune("orders", Map.of("limit", "ten")))
                 .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.limit"));
+            assertThatExceptionOfType(LimiterConfigurationException.class)
+                .isThrownBy(() -> retuner.retune("orders", Map.of("window", "10 seconds")))
+                .satisfies((ex) -> {
+                    assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.window");
+                    assertThat(ex.getValue()).isEqualTo("\"10 seconds\"");
+                    assertThat(ex.getAction()).contains("10s", "1m", "PT10S");
+                });
             assertThatExceptionOfType(LimiterConfigurationException.class).isThrownBy(() -> retuner.retune("orders", Map.of("shadow", true)))
                 .satisfies((ex) -> assertThat(ex.getProblem()).contains("cannot change while the application runs"));
 
