@@ -45,7 +45,7 @@ import org.springframework.core.env.Environment;
  * each plan's limits) and where each value comes from ({@code /actuator/limiters},
  * {@code /actuator/limiters/{name}}), and the quota of one key, read without taking a permit
  * ({@code GET /actuator/limiters/{name}/{key}}, {@code GET /actuator/limiters/{name}/{plan}/{key}}
- * for a plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
+ * for a plan, the key alone for its quota in every plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
  * a plan, in every plan); gives permits back to a key, such as those of a call that failed before doing
  * its work ({@code POST} on the same paths with a JSON body such as {@code {"permits": 1}}); and retunes
  * a limiter while the application runs ({@code POST /actuator/limiters/{name}} with a JSON body such as
