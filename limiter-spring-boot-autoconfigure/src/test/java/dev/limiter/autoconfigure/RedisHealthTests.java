@@ -11,6 +11,7 @@ import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
@@ -27,6 +28,8 @@ import org.springframework.boot.health.autoconfigure.contributor.HealthContribut
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.StandardEnvironment;
@@ -129,9 +132,13 @@ class RedisHealthTests {
      * unless management.endpoint.health.status.order names it: the application stays UP.
      */
     @Test
-    void theApplicationStaysUpWhileTheLimitersRedisFails() {
+    @ExtendWith(OutputCaptureExtension.class)
+    void theApplicationStaysUpWhileTheLimitersRedisFails(CapturedOutput output) {
         try (ConfigurableApplicationContext context = application("--spring.data.redis.port=" + deadPort,
                 "--management.health.redis.enabled=false", "--management.endpoint.health.show-components=always")) {
+            // The warning says which Redis, and how to run without one on purpose.
+            assertThat(output).contains("WARN", "Redis at localhost:" + deadPort + " is unavailable (at start-up",
+                    "Connection refused", "To run without Redis on purpose, set limiter.backend=memory");
             CompositeHealthDescriptor health = (CompositeHealthDescriptor) context.getBean(HealthEndpoint.class).health();
             assertThat(health.getComponents()).containsOnlyKeys("limiters", "ping");
             assertThat(health.getComponents().get("limiters").getStatus().getCode()).isEqualTo("DEGRADED");
