@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -137,7 +136,7 @@ public final class LimiterDefinitions implements LimiterResolver {
         Set<String> used = new TreeSet<>(uses.keySet());
         properties.getRules().stream().map(LimiterProperties.Rule::getLimiter).filter(Objects::nonNull).map(String::trim).forEach(used::add);
         properties.getLimiters().forEach((name, limiter) -> {
-            String closest = used.contains(name) ? null : closest(name, used);
+            String closest = used.contains(name) ? null : Misspelling.closest(name, used);
             try {
                 if (!uses.containsKey(name)) {
                     plans(name, null, property(name, ""));
@@ -184,50 +183,6 @@ public final class LimiterDefinitions implements LimiterResolver {
             }
         }
         return sites;
-    }
-
-    /**
-     * The name in {@code names} closest to {@code name}, compared without case and separators, when it
-     * is close enough to be a misspelling (at most two edits, and one per three letters); null otherwise.
-     */
-    static @Nullable String closest(String name, Set<String> names) {
-        String bare = bare(name);
-        String closest = null;
-        int best = Integer.MAX_VALUE;
-        for (String candidate : names) {
-            String other = bare(candidate);
-            int distance = editDistance(bare, other);
-            int allowed = Math.min(2, Math.max(1, Math.max(bare.length(), other.length()) / 3));
-            if (distance <= allowed && distance < best) {
-                best = distance;
-                closest = candidate;
-            }
-        }
-        return closest;
-    }
-
-    private static String bare(String name) {
-        return name.toLowerCase(Locale.ROOT).replaceAll("[-_.]", "");
-    }
-
-    /** Levenshtein's distance: the fewest insertions, deletions and substitutions that turn {@code a} into {@code b}. */
-    private static int editDistance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 
     /**

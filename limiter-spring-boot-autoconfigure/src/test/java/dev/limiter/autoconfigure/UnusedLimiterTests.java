@@ -92,15 +92,15 @@ class UnusedLimiterTests {
     @Test
     void closeNamesDifferByAFewEditsIgnoringCaseAndSeparators() {
         Set<String> used = Set.of("orders", "search-api", "api");
-        assertThat(LimiterDefinitions.closest("ordrs", used)).isEqualTo("orders");
-        assertThat(LimiterDefinitions.closest("order", used)).isEqualTo("orders");
-        assertThat(LimiterDefinitions.closest("SearchAPI", used)).isEqualTo("search-api");
-        assertThat(LimiterDefinitions.closest("searhc_api", used)).isEqualTo("search-api");
-        assertThat(LimiterDefinitions.closest("app", used)).isEqualTo("api");
-        assertThat(LimiterDefinitions.closest("ab", used)).isNull();
-        assertThat(LimiterDefinitions.closest("reports", used)).isNull();
-        assertThat(LimiterDefinitions.closest("odrers", used)).as("two edits in six letters").isEqualTo("orders");
-        assertThat(LimiterDefinitions.closest("oders", Set.of())).isNull();
+        assertThat(Misspelling.closest("ordrs", used)).isEqualTo("orders");
+        assertThat(Misspelling.closest("order", used)).isEqualTo("orders");
+        assertThat(Misspelling.closest("SearchAPI", used)).isEqualTo("search-api");
+        assertThat(Misspelling.closest("searhc_api", used)).isEqualTo("search-api");
+        assertThat(Misspelling.closest("app", used)).isEqualTo("api");
+        assertThat(Misspelling.closest("ab", used)).isNull();
+        assertThat(Misspelling.closest("reports", used)).isNull();
+        assertThat(Misspelling.closest("odrers", used)).as("two edits in six letters").isEqualTo("orders");
+        assertThat(Misspelling.closest("oders", Set.of())).isNull();
     }
 
     @Configuration(proxyBeanMethods = false)
