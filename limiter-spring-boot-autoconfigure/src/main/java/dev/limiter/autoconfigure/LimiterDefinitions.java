@@ -27,6 +27,8 @@ import dev.limiter.spring.LimiterPlans.Setting;
 import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.MutuallyExclusiveConfigurationPropertiesException;
 import org.springframework.boot.convert.DurationStyle;
@@ -40,6 +42,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * where each value comes from; not meant for applications.
  */
 public final class LimiterDefinitions implements LimiterResolver {
+
+    private static final Log logger = LogFactory.getLog(LimiterDefinitions.class);
 
     /** Checks the syntax of plan expressions in properties, whichever method uses them. */
     private static final SpelExpressionParser PLAN_PARSER = new SpelExpressionParser();
@@ -125,17 +129,60 @@ public final class LimiterDefinitions implements LimiterResolver {
     /**
      * Checks every configured limiter once all annotated beans are known: one that is neither
      * complete on its own nor completed by an annotation is an error (often a misspelt name), and so
-     * are plans that nothing can pick from.
+     * are plans that nothing can pick from. One that no annotation or rule uses is reported, with the
+     * used name closest to it: code may still get it from the registry, so it is no error.
      */
     void checkConfigured() {
+        Set<String> used = new TreeSet<>(uses.keySet());
+        properties.getRules().stream().map(LimiterProperties.Rule::getLimiter).filter(Objects::nonNull).map(String::trim).forEach(used::add);
         properties.getLimiters().forEach((name, limiter) -> {
-            if (!uses.containsKey(name)) {
-                plans(name, null, property(name, ""));
+            String closest = used.contains(name) ? null : Misspelling.closest(name, used);
+            try {
+                if (!uses.containsKey(name)) {
+                    plans(name, null, property(name, ""));
+                }
+                if (limiter.getPlans().isEmpty() && registry.find(name).isEmpty()) {
+                    limiterFor(name, null, property(name, ""));
+                }
             }
-            if (limiter.getPlans().isEmpty() && registry.find(name).isEmpty()) {
-                limiterFor(name, null, property(name, ""));
+            catch (LimiterConfigurationException ex) {
+                if (closest == null) {
+                    throw ex;
+                }
+                throw new LimiterConfigurationException(ex.getWhere(), ex.getValue(), ex.getProblem() + "; no @RateLimited method or "
+                        + "limiter.rules entry uses limiter '" + name + "': did you mean '" + closest + "'?", "Rename "
+                                + property(name, "") + " to " + property(closest, "") + " if that is the limiter meant, else: "
+                                + ex.getAction());
+            }
+            if (!used.contains(name)) {
+                reportUnused(name, closest, used);
             }
         });
+    }
+
+    private void reportUnused(String name, @Nullable String closest, Set<String> used) {
+        String unused = property(name, "") + " configures a limiter that no @RateLimited method and no limiter.rules entry uses";
+        if (closest != null) {
+            logger.warn(unused + "; did you mean '" + closest + "' (used by " + String.join(", ", usedBy(closest)) + ")? Rename "
+                    + property(name, "") + " to " + property(closest, "") + " if so; ignore this if code gets '" + name
+                    + "' from the RateLimiterRegistry");
+        }
+        else if (logger.isInfoEnabled()) {
+            logger.info(unused + ": only code that gets it from the RateLimiterRegistry uses it"
+                    + (used.isEmpty() ? "" : " (the limiters used are " + used + ")"));
+        }
+    }
+
+    /** The sites of the annotations, then the rules, that use limiter {@code name}. */
+    private List<String> usedBy(String name) {
+        List<String> sites = new ArrayList<>(sites(name));
+        List<LimiterProperties.Rule> rules = properties.getRules();
+        for (int i = 0; i < rules.size(); i++) {
+            if (rules.get(i).getLimiter() != null && name.equals(rules.get(i).getLimiter().trim())) {
+                sites.add("limiter.rules[" + i + "]");
+            }
+        }
+        return sites;
     }
 
     /**
@@ -146,12 +193,91 @@ public final class LimiterDefinitions implements LimiterResolver {
      */
     RateLimiter limiterFor(String name, @Nullable RateLimited annotation, String site) {
         if (annotation != null) {
+            checkAnnotation(name, annotation, site);
             uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(new Use(annotation, site));
         }
         Definition definition = define(properties, name, annotation, site);
         RateLimiter limiter = register(name, definition.config(), site);
         sources.putIfAbsent(name, definition.sources());
         return limiter;
+    }
+
+    /**
+     * Checks each value {@code annotation} sets on its own, whether or not {@code limiter.limiters.<name>}
+     * replaces it: a value that cannot work is a mistake in the code, which would otherwise surface only
+     * once the property is removed. Attributes left at their defaults (0, "") are not set, so
+     * configuration may supply them and nothing is checked.
+     */
+    private void checkAnnotation(String name, RateLimited annotation, String site) {
+        try {
+            checkAnnotation(annotation, site);
+        }
+        catch (LimiterConfigurationException ex) {
+            String attribute = ex.getWhere().startsWith("@RateLimited(")
+                    ? ex.getWhere().substring("@RateLimited(".length(), ex.getWhere().indexOf(')')) : null;
+            String replacedBy = (attribute != null) ? replacingProperty(name, attribute) : null;
+            if (replacedBy == null) {
+                throw ex;
+            }
+            throw new LimiterConfigurationException(ex.getWhere(), ex.getValue(), ex.getProblem() + "; " + replacedBy
+                    + " replaces it while set, but the annotation's own values must be valid", ex.getAction()
+                            + ", or remove the attribute from the annotation and keep " + replacedBy);
+        }
+    }
+
+    private static void checkAnnotation(RateLimited annotation, String site) {
+        if (annotation.limit() != 0) {
+            positive(annotation.limit(), attribute("limit", site), "permits per window");
+        }
+        if (!annotation.window().isBlank()) {
+            checkWindow(parse(annotation.window(), attribute("window", site)), attribute("window", site));
+        }
+        if (annotation.burst() != 0) {
+            long burst = positive(annotation.burst(), attribute("burst", site), "bucket capacity");
+            if (annotation.limit() != 0) {
+                checkBurst(annotation.algorithm(), annotation.limit(), burst, attribute("burst", site));
+            }
+        }
+        if (annotation.limits().length > 0) {
+            if (annotation.limit() != 0 || !annotation.window().isBlank()) {
+                throw new LimiterConfigurationException(attribute("limits", site), String.join(", ", annotation.limits()),
+                        "The annotation sets both limits and limit/window", "Keep either limits or limit and window");
+            }
+            annotatedLimits(annotation.algorithm(), annotation, site);
+        }
+        if (annotation.subWindows() != 0) {
+            positive(annotation.subWindows(), attribute("subWindows", site), "number of sub-windows");
+        }
+        if (!annotation.maxWait().isBlank()) {
+            String where = attribute("maxWait", site);
+            checkedMaxWait(parse(annotation.maxWait(), where), where);
+        }
+        if (!annotation.plan().isBlank() && !annotation.planResolver().isBlank()) {
+            throw new LimiterConfigurationException(attribute("planResolver", site), "\"" + annotation.planResolver() + "\"",
+                    "The annotation sets both a plan expression and a plan resolver", "Give either plan or planResolver, not both");
+        }
+    }
+
+    /** The property of limiter {@code name} that is set and replaces annotation attribute {@code attribute}; null for none. */
+    private @Nullable String replacingProperty(String name, String attribute) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        if (configured == null) {
+            return null;
+        }
+        String plans = !configured.getPlans().isEmpty() ? "plans" : null;
+        String limits = !configured.getLimits().isEmpty() ? "limits" : plans;
+        String replacing = switch (attribute) {
+            case "limit" -> (configured.getLimit() != null) ? "limit" : limits;
+            case "window" -> (configured.getWindow() != null) ? "window" : limits;
+            case "burst" -> (configured.getBurst() != null) ? "burst" : limits;
+            case "limits" -> (limits != null) ? limits : (configured.getLimit() != null) ? "limit"
+                    : (configured.getWindow() != null) ? "window" : null;
+            case "subWindows" -> (configured.getSubWindows() != null) ? "sub-windows" : null;
+            case "maxWait" -> (configured.getMaxWait() != null) ? "max-wait" : null;
+            case "plan", "planResolver" -> (configured.getPlan() != null) ? "plan" : (configured.getPlanResolver() != null) ? "plan-resolver" : null;
+            default -> null;
+        };
+        return (replacing != null) ? property(name, replacing) : null;
     }
 
     /** A limiter's effective configuration, and where each of its values came from. */
@@ -307,6 +433,9 @@ public final class LimiterDefinitions implements LimiterResolver {
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
     LimiterPlans plans(String name, @Nullable RateLimited annotation, String site) {
+        if (annotation != null) {
+            checkAnnotation(name, annotation, site);
+        }
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         Setting expression = planExpression(name, configured, annotation, site);
         Setting resolver = (expression == null) ? planResolver(name, configured, annotation, site) : null;

@@ -57,8 +57,12 @@ final class LimiterRedisConnection implements DisposableBean {
      */
     private final @Nullable HashedWheelTimer timer;
 
-    /** Client resources made here because the application gave none; null otherwise (those are shared, not ours to shut down). */
-    private @Nullable ClientResources ownResources;
+    /**
+     * The client resources of the limiters' connection, made here: new ones when the application gave
+     * none, else a copy of the application's sharing its event loops, which shutting the copy down leaves
+     * running. Null when not Lettuce.
+     */
+    private @Nullable ClientResources resources;
 
     private static final long TIMER_TICK_MILLIS = 10;
 
@@ -152,13 +156,9 @@ final class LimiterRedisConnection implements DisposableBean {
         // Sharing the application's client resources (event loops, DNS) costs no extra threads but the timer.
         // Reconnecting never waits more than RECONNECT_DELAY_MAX, where Lettuce's default backoff grows
         // to 30 s: after an outage of any length, decisions are back on Redis within a probe or two.
-        ClientResources resources = original.getClientResources()
+        resources = original.getClientResources()
             .map((shared) -> shared.mutate().timer(timer).reconnectDelay(RECONNECT_DELAY).build())
-            .orElse(null);
-        if (resources == null) {
-            resources = DefaultClientResources.builder().timer(timer).reconnectDelay(RECONNECT_DELAY).build();
-            ownResources = resources;
-        }
+            .orElseGet(() -> DefaultClientResources.builder().timer(timer).reconnectDelay(RECONNECT_DELAY).build());
         builder.clientResources(resources);
         original.getClientName().ifPresent(builder::clientName);
         original.getReadFrom().ifPresent(builder::readFrom);
@@ -240,8 +240,9 @@ final class LimiterRedisConnection implements DisposableBean {
     public void destroy() {
         if (own != null) {
             own.destroy();
-            if (ownResources != null) {
-                ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+            // Else Lettuce warns, once the copy is garbage-collected, that it was never shut down.
+            if (resources != null) {
+                resources.shutdown(0, 2, TimeUnit.SECONDS);
             }
         }
         // Made with the own connection, and stopped once it is gone.

@@ -218,6 +218,10 @@ public final class LimiterRetuner {
             return Binder.get(environment).bindOrCreate("limiter", LimiterProperties.class);
         }
         catch (BindException ex) {
+            LimiterConfigurationException duration = LimiterBindFailureAnalyzer.durationFailure(ex);
+            if (duration != null) {
+                throw duration;
+            }
             Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
             while (cause.getCause() != null && cause.getCause() != cause) {
                 cause = cause.getCause();

@@ -97,10 +97,14 @@ class RedisBackendConfiguration {
             }
             builder.batching(batching.getMaxSize());
         }
-        RedisRateLimiterFactory factory = builder.build();
-        // Connect and load the scripts at startup rather than in the first requests.
-        factory.warmUp();
-        return factory;
+        // Connecting waits for RedisWarmUp, once every limiter is checked.
+        return builder.build();
+    }
+
+    /** Connects and loads the scripts at startup rather than in the first requests, once the configuration is checked. */
+    @Bean
+    RedisWarmUp limiterRedisWarmUp(ObjectProvider<RedisRateLimiterFactory> factory) {
+        return new RedisWarmUp(factory);
     }
 
     private static void positive(Duration duration, String property, String example) {

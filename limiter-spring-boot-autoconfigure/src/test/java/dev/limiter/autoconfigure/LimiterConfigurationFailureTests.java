@@ -122,6 +122,52 @@ class LimiterConfigurationFailureTests {
     }
 
     @Test
+    void negativeLimitInAnnotationIsReportedWhilePropertiesReplaceIt() {
+        this.contextRunner.withUserConfiguration(NegativeLimitConfiguration.class).withPropertyValues("limiter.limiters.orders.limit=5")
+            .run(failsWith((ex, analysis) -> {
+                assertThat(ex.getWhere()).isEqualTo("@RateLimited(limit) on NegativeLimitService.call()");
+                assertThat(ex.getValue()).isEqualTo("-1");
+                assertThat(analysis.getDescription()).contains("limiter.limiters.orders.limit replaces it while set");
+                assertThat(analysis.getAction()).contains("at least 1").contains("remove the attribute");
+            }));
+    }
+
+    @Test
+    void unparsableWindowInAnnotationIsReportedWhilePropertiesReplaceIt() {
+        this.contextRunner.withUserConfiguration(BadWindowConfiguration.class)
+            .withPropertyValues("limiter.limiters.orders.limit=5", "limiter.limiters.orders.window=10s")
+            .run(failsWith((ex, analysis) -> {
+                assertThat(ex.getWhere()).isEqualTo("@RateLimited(window) on BadWindowService.call()");
+                assertThat(analysis.getDescription()).contains("\"ten seconds\"").contains("limiter.limiters.orders.window replaces it");
+                assertThat(analysis.getAction()).contains("\"10s\"");
+            }));
+    }
+
+    @Test
+    void annotationWithBothLimitsAndLimitIsReportedWhilePropertiesSetTheLimits() {
+        this.contextRunner.withUserConfiguration(LimitsAndLimitConfiguration.class)
+            .withPropertyValues("limiter.limiters.orders.limits[0].limit=5", "limiter.limiters.orders.limits[0].window=1s")
+            .run(failsWith((ex, analysis) -> {
+                assertThat(ex.getWhere()).isEqualTo("@RateLimited(limits) on LimitsAndLimitService.call()");
+                assertThat(analysis.getDescription()).contains("both limits and limit/window").contains("limiter.limiters.orders.limits");
+            }));
+    }
+
+    @Test
+    void burstOnFixedWindowInAnnotationIsReportedWhilePropertiesChooseABucket() {
+        this.contextRunner.withUserConfiguration(FixedWindowBurstConfiguration.class)
+            .withPropertyValues("limiter.limiters.orders.algorithm=token-bucket")
+            .run(failsWith((ex, analysis) -> assertThat(ex.getWhere()).isEqualTo("@RateLimited(burst) on FixedWindowBurstService.call()")));
+    }
+
+    /** An attribute at its default is not set (an annotation cannot hold null), so configuration supplies it without complaint. */
+    @Test
+    void zeroLimitInAnnotationIsNotSetAndPropertiesSupplyIt() {
+        this.contextRunner.withUserConfiguration(NoLimitConfiguration.class).withPropertyValues("limiter.limiters.unset.limit=5")
+            .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void burstOnFixedWindowInAnnotation() {
         this.contextRunner.withUserConfiguration(FixedWindowBurstConfiguration.class)
             .run(failsWith((ex, analysis) -> {
@@ -305,6 +351,24 @@ class LimiterConfigurationFailureTests {
     static class FixedWindowBurstService {
 
         @RateLimited(name = "orders", algorithm = Algorithm.FIXED_WINDOW, limit = 5, window = "1s", burst = 10)
+        public void call() {
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LimitsAndLimitConfiguration {
+
+        @Bean
+        LimitsAndLimitService limitsAndLimitService() {
+            return new LimitsAndLimitService();
+        }
+
+    }
+
+    static class LimitsAndLimitService {
+
+        @RateLimited(name = "orders", limits = { "10/1s" }, limit = 5)
         public void call() {
         }
 

@@ -232,18 +232,23 @@ class PlansTests {
 
                 api.call("alice", "free");
                 api.call("alice", "pro");
-                assertThat(endpoint.quota("api", "free", "alice").remaining()).isEqualTo(1);
-                assertThat(endpoint.quota("api", "pro", "alice").remaining()).isEqualTo(2);
-                assertThat(endpoint.quota("api", "gold", "alice")).isNull();
-                assertThat(endpoint.quota("api", "alice")).as("which plan's?").isNull();
+                assertThat(quotaOf(endpoint, "api", "free", "alice").remaining()).isEqualTo(1);
+                assertThat(quotaOf(endpoint, "api", "pro", "alice").remaining()).isEqualTo(2);
+                assertThat(quotaOf(endpoint, "api", "gold", "alice")).isNull();
+                LimitersEndpoint.PlanQuotasDescriptor everyPlan = (LimitersEndpoint.PlanQuotasDescriptor) endpoint.quota("api", "alice");
+                assertThat(everyPlan.plans()).containsOnlyKeys("free", "pro", "trial");
+                assertThat(everyPlan.plans().get("free").remaining()).isEqualTo(1);
+                assertThat(everyPlan.plans().get("pro").remaining()).isEqualTo(2);
+                assertThat(everyPlan.plans().get("trial").remaining()).isEqualTo(2);
+                assertThat(everyPlan.unlimitedPlans()).containsExactly("internal");
                 assertThat(endpoint.reset("api", "pro", "alice").getBody())
                     .isEqualTo(new LimitersEndpoint.ResetDescriptor("api", "pro", "alice", true, true, null));
-                assertThat(endpoint.quota("api", "free", "alice").remaining()).isEqualTo(1);
+                assertThat(quotaOf(endpoint, "api", "free", "alice").remaining()).isEqualTo(1);
                 api.call("alice", "pro");
                 assertThat(endpoint.reset("api", "alice").getBody())
                     .isEqualTo(new LimitersEndpoint.ResetDescriptor("api", null, "alice", true, true, null));
-                assertThat(endpoint.quota("api", "free", "alice").remaining()).isEqualTo(2);
-                assertThat(endpoint.quota("api", "pro", "alice").remaining()).isEqualTo(3);
+                assertThat(quotaOf(endpoint, "api", "free", "alice").remaining()).isEqualTo(2);
+                assertThat(quotaOf(endpoint, "api", "pro", "alice").remaining()).isEqualTo(3);
             });
     }
 
@@ -267,6 +272,11 @@ class PlansTests {
             cursor.forEachRemaining(keys::add);
         }
         return keys;
+    }
+
+    /** The quota of a key of a limiter without plans, or of a key in one plan: what {@code quota} answers then. */
+    private static LimitersEndpoint.QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
+        return (LimitersEndpoint.QuotaDescriptor) endpoint.quota(name, path);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -103,6 +103,13 @@ class RetuneTests {
                 });
             assertThatExceptionOfType(LimiterConfigurationException.class).isThrownBy(() -> retuner.retune("orders", Map.of("limit", "ten")))
                 .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.limit"));
+            assertThatExceptionOfType(LimiterConfigurationException.class)
+                .isThrownBy(() -> retuner.retune("orders", Map.of("window", "10 seconds")))
+                .satisfies((ex) -> {
+                    assertThat(ex.getWhere()).isEqualTo("limiter.limiters.orders.window");
+                    assertThat(ex.getValue()).isEqualTo("\"10 seconds\"");
+                    assertThat(ex.getAction()).contains("10s", "1m", "PT10S");
+                });
             assertThatExceptionOfType(LimiterConfigurationException.class).isThrownBy(() -> retuner.retune("orders", Map.of("shadow", true)))
                 .satisfies((ex) -> assertThat(ex.getProblem()).contains("cannot change while the application runs"));
 
@@ -226,13 +233,13 @@ class RetuneTests {
             assertThat(kept.getBody().stateKept()).isTrue();
             assertThat(kept.getBody().state()).isEqualTo("keys keep their state (on-retune: keep)");
             assertThat(kept.getBody().current().limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(20, "PT10S", null));
-            assertThat(endpoint.quota("orders", "carol").remaining()).isEqualTo(16);
+            assertThat(quotaOf(endpoint, "orders", "carol").remaining()).isEqualTo(16);
 
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> fresh = endpoint.retune("orders", null, null, "20s", null, null, null,
                     null, null, null, null, null);
             assertThat(fresh.getBody().stateKept()).isFalse();
             assertThat(fresh.getBody().state()).contains("the windows changed ([PT10S] to [PT20S])");
-            assertThat(endpoint.quota("orders", "carol").remaining()).isEqualTo(20);
+            assertThat(quotaOf(endpoint, "orders", "carol").remaining()).isEqualTo(20);
 
             WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> several = endpoint.retune("orders", "gcra", null, null, null,
                     "2/1s/3, 100/1h", null, "200ms", null, null, null, null);
@@ -299,6 +306,11 @@ class RetuneTests {
             }
         }
         return most;
+    }
+
+    /** The quota of a key of a limiter without plans, or of a key in one plan: what {@code quota} answers then. */
+    private static LimitersEndpoint.QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
+        return (LimitersEndpoint.QuotaDescriptor) endpoint.quota(name, path);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A real Redis for tests: the one named by {@code LIMITER_TEST_REDIS_URL}, else a Testcontainers
@@ -47,7 +48,9 @@ import java.util.Optional;
  * <li>{@code limiter.test.redis.server} / {@code LIMITER_TEST_REDIS_SERVER}: the path of the
  *     {@code redis-server} binary, instead of looking it up on {@code PATH}.</li>
  * </ul>
- * A Redis started here never uses port 6379 and never outlives the JVM that started it.
+ * A Redis started here never uses port 6379 and never outlives the JVM that started it. Which Redis the
+ * tests use is logged through {@link System.Logger} (logger {@code dev.limiter.test.TestRedis}): at INFO for
+ * the first one in a JVM, with the reasons the sources before it were passed over, at DEBUG for the others.
  */
 public final class TestRedis implements AutoCloseable {
 
@@ -62,9 +65,14 @@ public final class TestRedis implements AutoCloseable {
     }
 
     private static final String HOW_TO_FIX = "To give tests a Redis, do one of: set " + Settings.URL_ENV
-            + "=redis://host:port to a Redis they may use; start Docker (Testcontainers then runs "
-            + Settings.DOCKER_IMAGE + "); or install redis-server (e.g. apt-get install redis-server, brew install redis)"
-            + " or point " + Settings.SERVER_ENV + " at it.";
+            + "=redis://host:port to a Redis they may use; start Docker, with org.testcontainers:testcontainers as a test"
+            + " dependency (Testcontainers then runs " + Settings.DOCKER_IMAGE + "); or install redis-server"
+            + " (e.g. apt-get install redis-server, brew install redis) or point " + Settings.SERVER_ENV + " at it.";
+
+    /** Says which Redis the tests use: at INFO the first time in this JVM, at DEBUG afterwards. */
+    private static final System.Logger LOGGER = System.getLogger(TestRedis.class.getName());
+
+    private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
 
     /** The user as which this library checks a {@link Builder#user} server; tests log in as theirs. */
     private static final String ADMIN_USER = "limiter-test-admin";
@@ -319,7 +327,9 @@ public final class TestRedis implements AutoCloseable {
         String configuredUrl = Settings.url();
         if (configuredUrl != null) {
             RedisUrl parsed = RedisUrl.parse(configuredUrl);
-            return new TestRedis(Source.URL, parsed.host(), parsed.port(), parsed.toString(), null, isShared);
+            TestRedis redis = new TestRedis(Source.URL, parsed.host(), parsed.port(), parsed.toString(), null, isShared);
+            announce(redis, List.of());
+            return redis;
         }
         List<String> problems = new ArrayList<>();
         problems.add(Settings.URL_ENV + " is not set.");
@@ -336,7 +346,31 @@ public final class TestRedis implements AutoCloseable {
         TestRedis redis = new TestRedis(source, server.host(), server.port(),
                 "redis://" + RedisUrl.hostForUrl(server.host()) + ":" + server.port(), server, isShared);
         STARTED.track(redis);
+        announce(redis, problems.subList(1, problems.size()));
         return redis;
+    }
+
+    /**
+     * Logs which Redis {@code redis} is, and why the sources before it were passed over: at INFO for the
+     * first Redis of this JVM, so a test run says once where its Redis comes from, at DEBUG for the others.
+     */
+    private static void announce(TestRedis redis, List<String> passedOver) {
+        System.Logger.Level level = ANNOUNCED.compareAndSet(false, true) ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
+        if (LOGGER.isLoggable(level)) {
+            LOGGER.log(level, describe(redis) + (passedOver.isEmpty() ? "" : " (" + String.join(" ", passedOver) + ")"));
+        }
+    }
+
+    /** Which Redis the tests use, in a sentence. */
+    static String describe(TestRedis redis) {
+        String which = (redis.isShared ? "the Redis shared by this JVM's tests" : "a Redis of its own");
+        return switch (redis.source) {
+            case URL -> "Tests use " + RedisUrl.masked(redis.url) + " as " + which + ", named by " + Settings.URL_ENV
+                    + "; it is neither started nor stopped here";
+            case TESTCONTAINERS -> "Tests use " + which + ": a " + redis.server + " started through Testcontainers, stopped when the "
+                    + "JVM exits";
+            case REDIS_SERVER -> "Tests use " + which + ": " + redis.server + ", stopped when the JVM exits";
+        };
     }
 
     private static Server tryDocker(List<String> problems) {
@@ -491,6 +525,7 @@ public final class TestRedis implements AutoCloseable {
                 TestRedis redis = new TestRedis(Source.REDIS_SERVER, server.host(), server.port(), url(server), server, false,
                         tls ? certificate.certificate() : null, username, password, ownFiles);
                 STARTED.track(redis);
+                announce(redis, List.of());
                 return redis;
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a temporary directory for the TLS certificate", e);

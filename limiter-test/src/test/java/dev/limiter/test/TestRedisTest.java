@@ -155,6 +155,7 @@ class TestRedisTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("LIMITER_TEST_REDIS_URL")
                 .hasMessageContaining("Docker")
+                .hasMessageContaining("org.testcontainers:testcontainers as a test dependency")
                 .hasMessageContaining("/nonexistent/redis-server is not an executable file")
                 .hasMessageContaining("apt-get install redis-server");
     }

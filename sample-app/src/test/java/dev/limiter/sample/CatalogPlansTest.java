@@ -77,6 +77,12 @@ class CatalogPlansTest {
         HttpResponse<String> quota = get("/actuator/limiters/catalog/pro/acme");
         assertThat(quota.statusCode()).isEqualTo(200);
         assertThat(quota.body()).contains("\"plan\":\"pro\"", "\"remaining\":4");
+        // Without a plan, the key's quota in every plan: which plan a call falls under is decided per call.
+        HttpResponse<String> everyPlan = get("/actuator/limiters/catalog/acme");
+        assertThat(everyPlan.statusCode()).isEqualTo(200);
+        assertThat(everyPlan.body()).startsWith("{\"limiter\":\"catalog\",\"key\":\"acme\",\"plans\":{\"free\":{\"limit\":3,\"remaining\":0,")
+            .contains("\"pro\":{\"limit\":5,\"remaining\":4,", "\"unlimitedPlans\":[\"partner\"]")
+            .doesNotContain(":null");
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -44,7 +45,7 @@ import org.springframework.core.env.Environment;
  * each plan's limits) and where each value comes from ({@code /actuator/limiters},
  * {@code /actuator/limiters/{name}}), and the quota of one key, read without taking a permit
  * ({@code GET /actuator/limiters/{name}/{key}}, {@code GET /actuator/limiters/{name}/{plan}/{key}}
- * for a plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
+ * for a plan, the key alone for its quota in every plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
  * a plan, in every plan); gives permits back to a key, such as those of a call that failed before doing
  * its work ({@code POST} on the same paths with a JSON body such as {@code {"permits": 1}}); and retunes
  * a limiter while the application runs ({@code POST /actuator/limiters/{name}} with a JSON body such as
@@ -105,17 +106,26 @@ public final class LimitersEndpoint {
 
     /**
      * The quota of a key, without taking a permit: {@code path} is the key, or for a limiter with plans
-     * the plan then the key (see {@code KeyPath}). 404 for an unknown limiter or plan, and for a limiter
-     * with plans asked without a plan.
+     * the plan then the key, or the key alone for its quota in every plan (each plan counts its keys
+     * apart, and which plan a key's calls fall under is decided per call). 404 for an unknown limiter or plan.
      */
     @ReadOperation
-    public @Nullable QuotaDescriptor quota(@Selector String name, @Selector(match = Selector.Match.ALL_REMAINING) String... path) {
+    public @Nullable KeyQuotaDescriptor quota(@Selector String name, @Selector(match = Selector.Match.ALL_REMAINING) String... path) {
         KeyPath target = KeyPath.of(registry, name, path);
-        if (target == null || target.limiters().size() != 1 || target.key().isEmpty()) {
+        if (target == null || target.key().isEmpty()) {
             return null;
         }
-        Quota quota = target.limiters().get(0).quota(target.key());
-        return new QuotaDescriptor(name, target.plan(), target.key(), quota.limit(), quota.remaining(), quota.resetAfter().toString(),
+        String key = target.key();
+        if (target.plan() == null && !registry.plans(name).isEmpty()) {
+            Map<String, PlanQuotaDescriptor> plans = new TreeMap<>();
+            registry.plans(name).forEach((plan, limiter) -> {
+                Quota quota = limiter.quota(key);
+                plans.put(plan, new PlanQuotaDescriptor(quota.limit(), quota.remaining(), quota.resetAfter().toString(), quota.source().tag()));
+            });
+            return new PlanQuotasDescriptor(name, key, plans, definitions.unlimitedPlans(name));
+        }
+        Quota quota = target.limiters().get(0).quota(key);
+        return new QuotaDescriptor(name, target.plan(), key, quota.limit(), quota.remaining(), quota.resetAfter().toString(),
                 quota.source().tag());
     }
 
@@ -464,11 +474,34 @@ public final class LimitersEndpoint {
             @Nullable RefusalDescriptor refused) {
     }
 
+    /** What {@code GET /actuator/limiters/{name}/{key}} answers: a key's quota, or with plans, its quota in every plan. */
+    public sealed interface KeyQuotaDescriptor permits QuotaDescriptor, PlanQuotasDescriptor {
+
+        /** The limiter. */
+        String limiter();
+
+        /** The key. */
+        String key();
+    }
+
     /**
      * The quota of one key, under {@code plan} (null for a limiter without plans); {@code source} is
      * what answered (redis, memory, local-fallback, failure-policy).
      */
     public record QuotaDescriptor(String limiter, @Nullable String plan, String key, long limit, long remaining, String resetAfter,
-            String source) {
+            String source) implements KeyQuotaDescriptor {
+    }
+
+    /**
+     * The quota of one key in every plan of a limiter, asked without a plan: each plan counts its keys
+     * apart, and which plan a call falls under is decided per call. {@code plans} has each plan with
+     * limits, {@code unlimitedPlans} the plans that never count a key.
+     */
+    public record PlanQuotasDescriptor(String limiter, String key, Map<String, PlanQuotaDescriptor> plans, Set<String> unlimitedPlans)
+            implements KeyQuotaDescriptor {
+    }
+
+    /** The quota of a key in one plan: the plan's limit, what remains, when it is whole again, and what answered. */
+    public record PlanQuotaDescriptor(long limit, long remaining, String resetAfter, String source) {
     }
 }

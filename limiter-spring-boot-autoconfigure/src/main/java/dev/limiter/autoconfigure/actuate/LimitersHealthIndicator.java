@@ -13,7 +13,9 @@ import org.springframework.boot.health.contributor.Status;
  * Health of the limiters' backend: UP while Redis decides, {@code DEGRADED} while Redis fails and
  * the limiters follow their failure policy, with the reason (what Redis or the client said, such as
  * OOM, NOAUTH or a refused connection) and Redis' address in the details. The application still
- * serves then, so the status is not DOWN; map it as you need, e.g.
+ * serves then, so the status is not DOWN. Spring Boot's aggregation leaves out a status its order does not
+ * name, so the application stays UP unless the order names it, e.g.
+ * {@code management.endpoint.health.status.order=down,out-of-service,degraded,up,unknown} with
  * {@code management.endpoint.health.status.http-mapping.degraded=503}.
  */
 final class LimitersHealthIndicator implements HealthIndicator {

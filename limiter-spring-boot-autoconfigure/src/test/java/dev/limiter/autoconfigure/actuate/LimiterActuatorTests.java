@@ -196,20 +196,20 @@ class LimiterActuatorTests {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
             Service service = context.getBean(Service.class);
             StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
-            assertThat(endpoint.quota("orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", null, "alice", 5, 5, "PT0S", "redis"));
+            assertThat(quotaOf(endpoint, "orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", null, "alice", 5, 5, "PT0S", "redis"));
             assertThat(redis.keys(this.keyPrefix + ":{orders:*")).as("reading writes nothing").isEmpty();
             service.order("alice");
             service.order("alice");
             for (int i = 0; i < 10; i++) {
-                assertThat(endpoint.quota("orders", "alice").remaining()).isEqualTo(3);
+                assertThat(quotaOf(endpoint, "orders", "alice").remaining()).isEqualTo(3);
             }
-            assertThat(endpoint.quota("orders", "alice").resetAfter()).isEqualTo(Duration.ofNanos(6_666_667_000L).toString());
+            assertThat(quotaOf(endpoint, "orders", "alice").resetAfter()).isEqualTo(Duration.ofNanos(6_666_667_000L).toString());
             service.order("alice");
             service.order("alice");
             service.order("alice");
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
-            assertThat(endpoint.quota("orders", "alice").remaining()).isZero();
-            assertThat(endpoint.quota("nonesuch", "alice")).isNull();
+            assertThat(quotaOf(endpoint, "orders", "alice").remaining()).isZero();
+            assertThat(quotaOf(endpoint, "nonesuch", "alice")).isNull();
         });
     }
 
@@ -227,8 +227,8 @@ class LimiterActuatorTests {
             WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = endpoint.reset("orders", "alice");
             assertThat(reset.getStatus()).isEqualTo(200);
             assertThat(reset.getBody()).isEqualTo(new LimitersEndpoint.ResetDescriptor("orders", null, "alice", true, true, null));
-            assertThat(endpoint.quota("orders", "alice").remaining()).isEqualTo(5);
-            assertThat(endpoint.quota("orders", "bob").remaining()).as("other keys keep their state").isEqualTo(4);
+            assertThat(quotaOf(endpoint, "orders", "alice").remaining()).isEqualTo(5);
+            assertThat(quotaOf(endpoint, "orders", "bob").remaining()).as("other keys keep their state").isEqualTo(4);
             service.order("alice");
 
             assertThat(endpoint.reset("orders", "carol").getBody().hadState()).as("an idle key").isFalse();
@@ -251,7 +251,7 @@ class LimiterActuatorTests {
 
             assertThat(refund.getStatus()).isEqualTo(200);
             assertThat(refund.getBody()).isEqualTo(new LimitersEndpoint.RefundDescriptor("orders", null, "alice", true, 2L, 5L, 2L,
-                    endpoint.quota("orders", "alice").resetAfter(), "redis", null, null));
+                    quotaOf(endpoint, "orders", "alice").resetAfter(), "redis", null, null));
             service.order("alice");
             service.order("alice");
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
@@ -259,7 +259,7 @@ class LimiterActuatorTests {
             assertThat(endpoint.refund("orders", null, "alice").getStatus()).isEqualTo(400);
             assertThat(endpoint.refund("orders", 0L, "alice").getBody().refused().problem()).isEqualTo("permits must be at least 1 but was 0");
             assertThat(endpoint.refund("nonesuch", 1L, "alice").getStatus()).isEqualTo(404);
-            assertThat(endpoint.quota("orders", "free", "alice").key()).as("a limiter without plans reads free/alice as one key").isEqualTo("free/alice");
+            assertThat(quotaOf(endpoint, "orders", "free", "alice").key()).as("a limiter without plans reads free/alice as one key").isEqualTo("free/alice");
         });
     }
 
@@ -349,7 +349,7 @@ class LimiterActuatorTests {
             String asLimited = new String("\u30e6".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
             assertThat(http.get("/actuator/limiters/orders/" + encodePath(asLimited)).body()).contains("\"remaining\":4");
             assertThat(http.send("DELETE", "/actuator/limiters/orders/" + encodePath(asLimited), null).body()).contains("\"hadState\":true");
-            assertThat(endpoint(http).quota("orders", asLimited).remaining()).isEqualTo(5);
+            assertThat(quotaOf(endpoint(http), "orders", asLimited).remaining()).isEqualTo(5);
 
             for (String key : List.of("\u30e6", "tenant-1/alice", "100% \u00e9t\u00e9", "a;b?c#d")) {
                 for (int i = 0; i < 5; i++) {
@@ -362,12 +362,12 @@ class LimiterActuatorTests {
 
                 HttpResponse<String> refund = http.send("POST", path, "{\"permits\": 1}");
                 assertThat(refund.statusCode()).as(refund.body()).isEqualTo(200);
-                assertThat(endpoint(http).quota("orders", key).remaining()).as("the limited key got its permit back: " + key).isEqualTo(1);
+                assertThat(quotaOf(endpoint(http), "orders", key).remaining()).as("the limited key got its permit back: " + key).isEqualTo(1);
                 assertThat(http.order(key)).isEqualTo(200);
 
                 HttpResponse<String> reset = http.send("DELETE", path, null);
                 assertThat(reset.statusCode()).as(reset.body()).isEqualTo(200);
-                assertThat(endpoint(http).quota("orders", key).remaining()).as("the limited key is whole again: " + key).isEqualTo(5);
+                assertThat(quotaOf(endpoint(http), "orders", key).remaining()).as("the limited key is whole again: " + key).isEqualTo(5);
             }
         }));
     }
@@ -377,10 +377,10 @@ class LimiterActuatorTests {
         this.contextRunner.withPropertyValues("limiter.backend=memory").run((context) -> {
             assertThat(context.getBean(LimitersEndpoint.class).limiters().backend()).isEqualTo("memory");
             assertThat(context.getBean(LimitersEndpoint.class).limiters().redis()).isNull();
-            assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "bob").source()).isEqualTo("memory");
+            assertThat(quotaOf(context.getBean(LimitersEndpoint.class), "orders", "bob").source()).isEqualTo("memory");
             context.getBean(Service.class).order("bob");
             assertThat(context.getBean(LimitersEndpoint.class).reset("orders", "bob").getBody().hadState()).isTrue();
-            assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "bob").remaining()).isEqualTo(5);
+            assertThat(quotaOf(context.getBean(LimitersEndpoint.class), "orders", "bob").remaining()).isEqualTo(5);
             assertThat(context).doesNotHaveBean("limitersHealthIndicator");
         });
     }
@@ -417,7 +417,7 @@ class LimiterActuatorTests {
                     assertThat(health.health().getStatus().getCode()).isEqualTo("DEGRADED");
                     assertThat(health.health().getDetails()).containsEntry("redis", redis.host() + ":" + redis.port())
                         .hasEntrySatisfying("reason", (reason) -> assertThat(reason).asString().contains("Connection refused"));
-                    assertThat(context.getBean(LimitersEndpoint.class).quota("orders", "carol").source()).isEqualTo("failure-policy");
+                    assertThat(quotaOf(context.getBean(LimitersEndpoint.class), "orders", "carol").source()).isEqualTo("failure-policy");
                     WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = context.getBean(LimitersEndpoint.class)
                         .reset("orders", "carol");
                     assertThat(reset.getStatus()).as("a reset while Redis is out does not pretend").isEqualTo(503);
@@ -551,4 +551,8 @@ class LimiterActuatorTests {
 
     }
 
+    /** The quota of a key of a limiter without plans, or of a key in one plan: what {@code quota} answers then. */
+    private static LimitersEndpoint.QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
+        return (LimitersEndpoint.QuotaDescriptor) endpoint.quota(name, path);
+    }
 }
