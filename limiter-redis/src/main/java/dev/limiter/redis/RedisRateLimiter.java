@@ -686,9 +686,14 @@ final class RedisRateLimiter implements RateLimiter {
         if (denyCache != null) {
             denyCache.settle(redisKey);
         }
-        Decision rejected = Decision.of(tuned.config(), 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
+        Decision rejected = localRejection(tuned.config());
         heard(heard, rejected, -1);
         return rejected;
+    }
+
+    /** A rejection by the local policy where admitting could be a permit too many; retried after a second. */
+    private static Decision localRejection(RateLimiterConfig config) {
+        return Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
     }
 
     /**
@@ -696,17 +701,14 @@ final class RedisRateLimiter implements RateLimiter {
      * rejection of the key gets no answer from Redis, so the others stop waiting for one.
      */
     private Decision withoutRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
-        if (tuned.policy() == FailurePolicy.LOCAL && !availability.othersKeepToShares()) {
-            // The other instances have not found this one silent yet: they still decide on Redis alone.
-            return rejectedUncounted(tuned, redisKey, heard);
-        }
         if (denyCache != null) {
             denyCache.settle(redisKey);
         }
         RateLimiterConfig config = tuned.config();
         long capacity = config.capacity(0);
         Decision decision = switch (tuned.policy()) {
-            case LOCAL -> tuned.localShares().decide(key, permits);
+            // Until the other instances have found this one silent, they decide on Redis alone: no share yet.
+            case LOCAL -> availability.othersKeepToShares() ? tuned.localShares().decide(key, permits) : localRejection(config);
             case ALLOW -> Decision.of(config, 1, 1, capacity, 0, 0, 0, 0, 0, DecisionSource.FAILURE_POLICY);
             case DENY -> Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.FAILURE_POLICY);
         };
@@ -714,7 +716,7 @@ final class RedisRateLimiter implements RateLimiter {
             if (!uncharged.owe(redisKey, tuned, permits)) {
                 if (tuned.policy() == FailurePolicy.LOCAL) {
                     // Too many keys owe already: a permit that could not be charged later is not admitted.
-                    decision = Decision.of(config, 0, 1, 0, 0, DENIED_RETRY_MICROS, 0, 0, 0, DecisionSource.LOCAL_FALLBACK);
+                    decision = localRejection(config);
                 }
             }
             else {
