@@ -415,10 +415,15 @@ final class RedisAvailability {
                     recover();
                     return true;
                 }
-                // Back at once, before charging: a key that still owes is decided by the failure policy
-                // until its charge lands (made by its next caller, or below), so no decision reads state
-                // that lacks it. Charging every key first kept all of them off Redis for as long as that
-                // took, and a connection dropped meanwhile started it over: under load, for good.
+                // Charged first where it can be, so that a key's next caller finds it charged. A charge cut
+                // short by a dropped connection or a slow call does not keep every key off Redis (under
+                // load, that was for good): a key that still owes is decided by the failure policy until
+                // its charge lands, made by its next caller or below, so no decision reads state that lacks it.
+                RuntimeException failure = chargePasses();
+                if (failure != null && outageEvidence(failure) != null) {
+                    reason = "charging what was admitted without Redis failed: " + describe(failure);
+                    return true;
+                }
                 // Settled already when no other instance alive owes (one instance alone, or all back before it).
                 boolean settled = settlement.settled();
                 returnToRedis(settled);
