@@ -2,19 +2,15 @@ package dev.limiter.autoconfigure;
 
 import static dev.limiter.autoconfigure.LimiterDefinition.property;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.limiter.Algorithm;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
@@ -24,19 +20,15 @@ import dev.limiter.spring.LimiterPlans;
 import dev.limiter.spring.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The limiters defined by configuration and annotations: registers each limiter (and each plan's) as its
- * first use defines it ({@link LimiterDefinition}, {@link PlanDefinitions}), refuses a second use that
- * would define it otherwise, naming both, and reports configured limiters that nothing uses. It keeps
- * what the endpoint reads ({@link DefinedLimiters}) and what a retune checks against.
+ * first use defines it ({@link LimiterDefinition}, {@link PlanDefinitions}) and refuses a second use that
+ * would define it otherwise, naming both. It keeps what the endpoint reads ({@link DefinedLimiters}) and
+ * what a retune checks against ({@link RetuneChecks}).
  */
 final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
-
-    private static final Log logger = LogFactory.getLog(LimiterDefinitions.class);
 
     /** The properties in force: those bound at startup, then those of the last retune applied. */
     private volatile LimiterProperties properties;
@@ -57,119 +49,15 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
         this.registry = registry;
     }
 
-    /** Registers the limiters (and plans) that configuration alone defines completely, so they fail fast too. */
-    void registerConfigured() {
-        properties.getLimiters().forEach((name, limiter) -> {
-            if (isComplete(limiter)) {
-                if (limiter.getPlans().isEmpty()) {
-                    limiterFor(name, null, property(name, ""));
-                }
-                else {
-                    PlanDefinitions.register(name, limiter, null, property(name, ""), new LinkedHashMap<>(),
-                            (plan, config) -> registerPlan(name, plan, config, property(name, "")));
-                }
-            }
-        });
+    /** Registers the plans of limiter {@code name} as configuration alone defines them, with no annotation. */
+    void registerPlans(String name, LimiterProperties.Limiter configured) {
+        PlanDefinitions.register(name, configured, null, property(name, ""), new LinkedHashMap<>(),
+                (plan, config) -> registerPlan(name, plan, config, property(name, "")));
     }
 
-    /**
-     * Whether configuration sets every value an annotation could supply. Otherwise registering now
-     * would fix defaults (algorithm, burst, sub-windows, max-wait) before an annotation of that name
-     * can provide its own.
-     */
-    private static boolean isComplete(LimiterProperties.Limiter limiter) {
-        Algorithm algorithm = limiter.getAlgorithm();
-        if (algorithm == null) {
-            return false;
-        }
-        List<LimiterProperties.Limit> own = limiter.getPlans().isEmpty() ? List.of(limiter)
-                : limiter.getPlans().values().stream().filter((plan) -> plan == null || !plan.isUnlimited())
-                    .map(LimiterProperties.Limit.class::cast).toList();
-        boolean limits = own.stream().allMatch(LimiterDefinitions::hasLimits);
-        boolean bursts = own.stream().allMatch(LimiterDefinitions::hasBursts);
-        boolean bucketOptions = !algorithm.isBucket() || (bursts && limiter.getMaxWait() != null);
-        boolean slidingOptions = algorithm != Algorithm.SLIDING_WINDOW || limiter.getSubWindows() != null;
-        return limits && bucketOptions && slidingOptions;
-    }
-
-    private static boolean hasLimits(LimiterProperties.Limit limit) {
-        if (limit == null) {
-            return false;
-        }
-        List<LimiterProperties.Limit> several = several(limit);
-        return !several.isEmpty() || (limit.getLimit() != null && limit.getWindow() != null);
-    }
-
-    private static boolean hasBursts(LimiterProperties.Limit limit) {
-        List<LimiterProperties.Limit> several = several(limit);
-        return several.isEmpty() ? limit.getBurst() != null : several.stream().allMatch((each) -> each.getBurst() != null);
-    }
-
-    /** The several limits of a limiter or plan; empty when it has one limit. */
-    private static List<LimiterProperties.Limit> several(LimiterProperties.Limit limit) {
-        if (limit instanceof LimiterProperties.Limiter limiter) {
-            return limiter.getLimits();
-        }
-        return (limit instanceof LimiterProperties.Plan plan) ? plan.getLimits() : List.of();
-    }
-
-    /**
-     * Checks every configured limiter once all annotated beans are known: one that is neither
-     * complete on its own nor completed by an annotation is an error (often a misspelt name), and so
-     * are plans that nothing can pick from. One that no annotation or rule uses is reported, with the
-     * used name closest to it: code may still get it from the registry, so it is no error.
-     */
-    void checkConfigured() {
-        Set<String> used = new TreeSet<>(uses.keySet());
-        properties.getRules().stream().map(LimiterProperties.Rule::getLimiter).filter(Objects::nonNull).map(String::trim).forEach(used::add);
-        properties.getLimiters().forEach((name, limiter) -> {
-            String closest = used.contains(name) ? null : Misspelling.closest(name, used);
-            try {
-                if (!uses.containsKey(name)) {
-                    plans(name, null, property(name, ""));
-                }
-                if (limiter.getPlans().isEmpty() && registry.find(name).isEmpty()) {
-                    limiterFor(name, null, property(name, ""));
-                }
-            }
-            catch (LimiterConfigurationException ex) {
-                if (closest == null) {
-                    throw ex;
-                }
-                throw new LimiterConfigurationException(ex.getWhere(), ex.getValue(), ex.getProblem() + "; no @RateLimited method or "
-                        + "limiter.rules entry uses limiter '" + name + "': did you mean '" + closest + "'?", "Rename "
-                                + property(name, "") + " to " + property(closest, "") + " if that is the limiter meant, else: "
-                                + ex.getAction());
-            }
-            if (!used.contains(name)) {
-                reportUnused(name, closest, used);
-            }
-        });
-    }
-
-    private void reportUnused(String name, @Nullable String closest, Set<String> used) {
-        String unused = property(name, "") + " configures a limiter that no @RateLimited method and no limiter.rules entry uses";
-        if (closest != null) {
-            logger.warn(unused + "; did you mean '" + closest + "' (used by " + String.join(", ", usedBy(closest)) + ")? Rename "
-                    + property(name, "") + " to " + property(closest, "") + " if so; ignore this if code gets '" + name
-                    + "' from the RateLimiterRegistry");
-        }
-        else if (logger.isInfoEnabled()) {
-            logger.info(unused + ": only code that gets it from the RateLimiterRegistry uses it"
-                    + (used.isEmpty() ? "" : " (the limiters used are " + used + ")"));
-        }
-    }
-
-    /** The sites of the annotations, then the rules, that use limiter {@code name}. */
-    private List<String> usedBy(String name) {
-        List<String> sites = new ArrayList<>(sites(name));
-        List<LimiterProperties.Rule> rules = properties.getRules();
-        for (int i = 0; i < rules.size(); i++) {
-            if (rules.get(i).getLimiter() != null && name.equals(rules.get(i).getLimiter().trim())) {
-                sites.add("limiter.rules[" + i + "]");
-            }
-        }
-        return sites;
+    /** Whether a limiter without plans is registered under {@code name}. */
+    boolean isRegistered(String name) {
+        return registry.find(name).isPresent();
     }
 
     @Override
@@ -328,6 +216,11 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
     /** The names of the limiters defined so far, with or without plans. */
     Set<String> names() {
         return Collections.unmodifiableSet(origins.keySet());
+    }
+
+    /** The names of the limiters annotations use. */
+    Set<String> usedNames() {
+        return Collections.unmodifiableSet(uses.keySet());
     }
 
     /** The annotations that use limiter {@code name}, in the order they were found. */

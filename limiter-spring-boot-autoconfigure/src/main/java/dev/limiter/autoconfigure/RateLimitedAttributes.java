@@ -159,11 +159,6 @@ final class RateLimitedAttributes {
 
     /** "@RateLimited(window) on A.m()" for attribute window of the annotation at "@RateLimited on A.m()". */
     String where(String attribute) {
-        return where(attribute, site);
-    }
-
-    /** The attribute named in the site's terms; the site may also be a property, when no annotation is at hand. */
-    static String where(String attribute, String site) {
         String annotation = "@RateLimited";
         return site.startsWith(annotation) ? annotation + "(" + attribute + ")" + site.substring(annotation.length())
                 : annotation + "(" + attribute + ") " + site;

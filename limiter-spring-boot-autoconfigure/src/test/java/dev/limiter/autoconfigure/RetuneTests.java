@@ -261,6 +261,14 @@ class RetuneTests {
             assertThat(refused.getBody().refused().problem()).contains("does not divide into 7 sub-windows");
             assertThat(refused.getBody().current().algorithm()).as("still in force").isEqualTo("gcra");
 
+            WebEndpointResponse<RetuneDescriptor> notation = endpoint.retune("orders", null, null, null, null, "10/1s/2/3", null,
+                    null, null, null, null, null);
+            assertThat(notation.getStatus()).isEqualTo(400);
+            assertThat(notation.getBody().refused().property()).isEqualTo("limiter.limiters.orders.limits");
+            assertThat(notation.getBody().refused().value()).isEqualTo("\"10/1s/2/3\"");
+            assertThat(notation.getBody().refused().problem()).isEqualTo("Not a list of limits");
+            assertThat(notation.getBody().refused().field()).isEqualTo("limits");
+
             assertThat(endpoint.retune("nonesuch", null, "5", null, null, null, null, null, null, null, null, null).getStatus()).isEqualTo(404);
         });
     }
