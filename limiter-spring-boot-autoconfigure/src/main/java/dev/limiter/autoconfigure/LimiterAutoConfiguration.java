@@ -43,7 +43,7 @@ public final class LimiterAutoConfiguration {
     @Bean
     LimiterDefinitions limiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry) {
         LimiterDefinitions definitions = new LimiterDefinitions(properties, registry);
-        definitions.registerConfigured();
+        ConfiguredLimiters.register(definitions);
         return definitions;
     }
 
@@ -80,7 +80,7 @@ public final class LimiterAutoConfiguration {
     /** Once every bean is created, a configured limiter that nothing completes is reported. */
     @Bean
     static SmartInitializingSingleton limiterConfigurationCheck(ObjectProvider<LimiterDefinitions> definitions) {
-        return () -> definitions.getObject().checkConfigured();
+        return () -> ConfiguredLimiters.check(definitions.getObject());
     }
 
     @Bean

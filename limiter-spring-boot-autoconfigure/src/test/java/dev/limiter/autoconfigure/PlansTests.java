@@ -9,8 +9,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.actuate.LimitDescriptor;
 import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
+import dev.limiter.autoconfigure.actuate.LimiterDescriptor;
 import dev.limiter.autoconfigure.actuate.LimitersEndpoint;
+import dev.limiter.autoconfigure.actuate.PlanDescriptor;
+import dev.limiter.autoconfigure.actuate.PlanQuotasDescriptor;
+import dev.limiter.autoconfigure.actuate.QuotaDescriptor;
+import dev.limiter.autoconfigure.actuate.ResetDescriptor;
 import dev.limiter.autoconfigure.metrics.LimiterMetricsAutoConfiguration;
 import dev.limiter.spring.PlanResolver;
 import dev.limiter.spring.RateLimited;
@@ -214,14 +220,14 @@ class PlansTests {
             .run((context) -> {
                 LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
                 Api api = context.getBean(Api.class);
-                LimitersEndpoint.LimiterDescriptor described = endpoint.limiters().limiters().get("api");
+                LimiterDescriptor described = endpoint.limiters().limiters().get("api");
                 assertThat(described.algorithm()).isEqualTo("fixed-window");
                 assertThat(described.limits()).isEmpty();
                 assertThat(described.plans()).containsOnlyKeys("free", "trial", "pro", "internal");
                 assertThat(described.plans().get("free"))
-                    .isEqualTo(new LimitersEndpoint.PlanDescriptor(List.of(new LimitersEndpoint.LimitDescriptor(2, "PT1M", null)), false));
-                assertThat(described.plans().get("pro").limits()).extracting(LimitersEndpoint.LimitDescriptor::limit).containsExactly(3L, 5L);
-                assertThat(described.plans().get("internal")).isEqualTo(new LimitersEndpoint.PlanDescriptor(List.of(), true));
+                    .isEqualTo(new PlanDescriptor(List.of(new LimitDescriptor(2, "PT1M", null)), false));
+                assertThat(described.plans().get("pro").limits()).extracting(LimitDescriptor::limit).containsExactly(3L, 5L);
+                assertThat(described.plans().get("internal")).isEqualTo(new PlanDescriptor(List.of(), true));
                 assertThat(described.defaultPlan()).isEqualTo("free");
                 assertThat(described.unlimitedKeys()).isEqualTo(2);
                 assertThat(described.usedBy()).singleElement().asString().endsWith("Api.call(String, String)");
@@ -235,18 +241,18 @@ class PlansTests {
                 assertThat(quotaOf(endpoint, "api", "free", "alice").remaining()).isEqualTo(1);
                 assertThat(quotaOf(endpoint, "api", "pro", "alice").remaining()).isEqualTo(2);
                 assertThat(quotaOf(endpoint, "api", "gold", "alice")).isNull();
-                LimitersEndpoint.PlanQuotasDescriptor everyPlan = (LimitersEndpoint.PlanQuotasDescriptor) endpoint.quota("api", "alice");
+                PlanQuotasDescriptor everyPlan = (PlanQuotasDescriptor) endpoint.quota("api", "alice");
                 assertThat(everyPlan.plans()).containsOnlyKeys("free", "pro", "trial");
                 assertThat(everyPlan.plans().get("free").remaining()).isEqualTo(1);
                 assertThat(everyPlan.plans().get("pro").remaining()).isEqualTo(2);
                 assertThat(everyPlan.plans().get("trial").remaining()).isEqualTo(2);
                 assertThat(everyPlan.unlimitedPlans()).containsExactly("internal");
                 assertThat(endpoint.reset("api", "pro", "alice").getBody())
-                    .isEqualTo(new LimitersEndpoint.ResetDescriptor("api", "pro", "alice", true, true, null));
+                    .isEqualTo(new ResetDescriptor("api", "pro", "alice", true, true, null));
                 assertThat(quotaOf(endpoint, "api", "free", "alice").remaining()).isEqualTo(1);
                 api.call("alice", "pro");
                 assertThat(endpoint.reset("api", "alice").getBody())
-                    .isEqualTo(new LimitersEndpoint.ResetDescriptor("api", null, "alice", true, true, null));
+                    .isEqualTo(new ResetDescriptor("api", null, "alice", true, true, null));
                 assertThat(quotaOf(endpoint, "api", "free", "alice").remaining()).isEqualTo(2);
                 assertThat(quotaOf(endpoint, "api", "pro", "alice").remaining()).isEqualTo(3);
             });
@@ -275,8 +281,8 @@ class PlansTests {
     }
 
     /** The quota of a key of a limiter without plans, or of a key in one plan: what {@code quota} answers then. */
-    private static LimitersEndpoint.QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
-        return (LimitersEndpoint.QuotaDescriptor) endpoint.quota(name, path);
+    private static QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
+        return (QuotaDescriptor) endpoint.quota(name, path);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -13,10 +13,13 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.Retuning;
 import dev.limiter.RetunePolicy;
+import dev.limiter.Retuning;
+import dev.limiter.autoconfigure.actuate.LimitDescriptor;
 import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
 import dev.limiter.autoconfigure.actuate.LimitersEndpoint;
+import dev.limiter.autoconfigure.actuate.QuotaDescriptor;
+import dev.limiter.autoconfigure.actuate.RetuneDescriptor;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.RedisTest;
@@ -226,37 +229,45 @@ class RetuneTests {
             Service service = context.getBean(Service.class);
             take(4, () -> service.order("carol"));
 
-            WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> kept = endpoint.retune("orders", null, "20", null, null, null, null, null,
+            WebEndpointResponse<RetuneDescriptor> kept = endpoint.retune("orders", null, "20", null, null, null, null, null,
                     null, null, null, null);
             assertThat(kept.getStatus()).isEqualTo(200);
             assertThat(kept.getBody().changed()).isTrue();
             assertThat(kept.getBody().stateKept()).isTrue();
             assertThat(kept.getBody().state()).isEqualTo("keys keep their state (on-retune: keep)");
-            assertThat(kept.getBody().current().limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(20, "PT10S", null));
+            assertThat(kept.getBody().current().limits()).containsExactly(new LimitDescriptor(20, "PT10S", null));
             assertThat(quotaOf(endpoint, "orders", "carol").remaining()).isEqualTo(16);
 
-            WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> fresh = endpoint.retune("orders", null, null, "20s", null, null, null,
+            WebEndpointResponse<RetuneDescriptor> fresh = endpoint.retune("orders", null, null, "20s", null, null, null,
                     null, null, null, null, null);
             assertThat(fresh.getBody().stateKept()).isFalse();
             assertThat(fresh.getBody().state()).contains("the windows changed ([PT10S] to [PT20S])");
             assertThat(quotaOf(endpoint, "orders", "carol").remaining()).isEqualTo(20);
 
-            WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> several = endpoint.retune("orders", "gcra", null, null, null,
+            WebEndpointResponse<RetuneDescriptor> several = endpoint.retune("orders", "gcra", null, null, null,
                     "2/1s/3, 100/1h", null, "200ms", null, null, null, null);
             assertThat(several.getStatus()).isEqualTo(200);
-            assertThat(several.getBody().current().limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(2, "PT1S", 3L),
-                    new LimitersEndpoint.LimitDescriptor(100, "PT1H", 100L));
+            assertThat(several.getBody().current().limits()).containsExactly(new LimitDescriptor(2, "PT1S", 3L),
+                    new LimitDescriptor(100, "PT1H", 100L));
             assertThat(several.getBody().current().maxWait()).isEqualTo("PT0.2S");
-            WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> single = endpoint.retune("orders", null, "5", "10s", null, null, null,
+            WebEndpointResponse<RetuneDescriptor> single = endpoint.retune("orders", null, "5", "10s", null, null, null,
                     "0s", null, null, null, null);
-            assertThat(single.getBody().current().limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(5, "PT10S", 5L));
+            assertThat(single.getBody().current().limits()).containsExactly(new LimitDescriptor(5, "PT10S", 5L));
 
-            WebEndpointResponse<LimitersEndpoint.RetuneDescriptor> refused = endpoint.retune("orders", "sliding-window", null, null, null,
+            WebEndpointResponse<RetuneDescriptor> refused = endpoint.retune("orders", "sliding-window", null, null, null,
                     null, "7", null, null, null, null, null);
             assertThat(refused.getStatus()).isEqualTo(400);
             assertThat(refused.getBody().refused().property()).isEqualTo("@RateLimited on Service.order(String)");
             assertThat(refused.getBody().refused().problem()).contains("does not divide into 7 sub-windows");
             assertThat(refused.getBody().current().algorithm()).as("still in force").isEqualTo("gcra");
+
+            WebEndpointResponse<RetuneDescriptor> notation = endpoint.retune("orders", null, null, null, null, "10/1s/2/3", null,
+                    null, null, null, null, null);
+            assertThat(notation.getStatus()).isEqualTo(400);
+            assertThat(notation.getBody().refused().property()).isEqualTo("limiter.limiters.orders.limits");
+            assertThat(notation.getBody().refused().value()).isEqualTo("\"10/1s/2/3\"");
+            assertThat(notation.getBody().refused().problem()).isEqualTo("Not a list of limits");
+            assertThat(notation.getBody().refused().field()).isEqualTo("limits");
 
             assertThat(endpoint.retune("nonesuch", null, "5", null, null, null, null, null, null, null, null, null).getStatus()).isEqualTo(404);
         });
@@ -309,8 +320,8 @@ class RetuneTests {
     }
 
     /** The quota of a key of a limiter without plans, or of a key in one plan: what {@code quota} answers then. */
-    private static LimitersEndpoint.QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
-        return (LimitersEndpoint.QuotaDescriptor) endpoint.quota(name, path);
+    private static QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
+        return (QuotaDescriptor) endpoint.quota(name, path);
     }
 
     @Configuration(proxyBeanMethods = false)

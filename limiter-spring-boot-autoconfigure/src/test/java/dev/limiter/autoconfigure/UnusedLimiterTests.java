@@ -29,7 +29,7 @@ import org.springframework.context.annotation.Configuration;
 @ExtendWith(OutputCaptureExtension.class)
 class UnusedLimiterTests {
 
-    private static final String LOGGER = LimiterDefinitions.class.getName();
+    private static final String LOGGER = ConfiguredLimiters.class.getName();
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))

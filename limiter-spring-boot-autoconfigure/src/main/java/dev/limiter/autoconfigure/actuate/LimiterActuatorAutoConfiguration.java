@@ -4,10 +4,10 @@ import java.util.List;
 
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.LimiterRetuner;
-import dev.limiter.autoconfigure.web.ConfiguredRules;
+import dev.limiter.autoconfigure.internal.ConfiguredRules;
+import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.RateLimitRule;
 
@@ -45,8 +45,8 @@ public final class LimiterActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        @ConditionalOnBean(LimiterDefinitions.class)
-        LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions,
+        @ConditionalOnBean(DefinedLimiters.class)
+        LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, DefinedLimiters definitions,
                 ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner,
                 LimiterProperties properties, BeanFactory beans) {
             return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner, () -> rules(properties, beans));
@@ -54,9 +54,9 @@ public final class LimiterActuatorAutoConfiguration {
 
         /** Guards the endpoint's operations: writes off unless turned on, unknown or null fields refused, messages on 404. */
         @Bean
-        @ConditionalOnBean(LimiterDefinitions.class)
+        @ConditionalOnBean(DefinedLimiters.class)
         static LimitersEndpointRequests limitersEndpointRequests(LimiterProperties properties, RateLimiterRegistry registry,
-                LimiterDefinitions definitions) {
+                DefinedLimiters definitions) {
             return new LimitersEndpointRequests(properties, registry, definitions);
         }
 

@@ -1,14 +1,11 @@
 package dev.limiter.autoconfigure.actuate;
 
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -20,8 +17,9 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
-import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterRetuner;
+import dev.limiter.autoconfigure.internal.DefinedLimiters;
+import dev.limiter.autoconfigure.internal.LimitNotation;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimitRule;
@@ -33,11 +31,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
-import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
-import org.springframework.boot.origin.Origin;
 import org.springframework.core.env.Environment;
 
 /**
@@ -60,25 +53,24 @@ public final class LimitersEndpoint {
 
     private final RateLimiterRegistry registry;
 
-    private final LimiterDefinitions definitions;
+    private final DefinedLimiters definitions;
 
     /** The Redis backend; null for the memory backend. */
     private final @Nullable RedisRateLimiterFactory redis;
 
-    /** Where the properties come from; null when unknown. */
-    private final @Nullable Environment environment;
+    private final PropertyOrigins origins;
 
     private final LimiterRetuner retuner;
 
     /** The rules of limiter.rules, in a web application that applies them; none otherwise. */
     private final Supplier<List<RateLimitRule>> rules;
 
-    LimitersEndpoint(RateLimiterRegistry registry, LimiterDefinitions definitions, @Nullable RedisRateLimiterFactory redis,
+    LimitersEndpoint(RateLimiterRegistry registry, DefinedLimiters definitions, @Nullable RedisRateLimiterFactory redis,
             @Nullable Environment environment, LimiterRetuner retuner, Supplier<List<RateLimitRule>> rules) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
-        this.environment = environment;
+        this.origins = new PropertyOrigins(environment);
         this.retuner = retuner;
         this.rules = rules;
     }
@@ -254,23 +246,23 @@ public final class LimitersEndpoint {
     }
 
     /**
-     * The limits of {@code text}, {@code "<limit>/<window>"} or {@code "<limit>/<window>/<burst>"} separated by
-     * commas, as the retuner takes several limits; the retuner checks the values.
+     * The limits of {@code text} in the limit notation, bursts allowed, as the retuner takes several limits;
+     * the retuner checks the values.
      */
     private static List<Map<String, Object>> limits(String name, String text) {
+        List<LimitNotation.Written> written = LimitNotation.limits(text, true);
+        if (written == null) {
+            throw new LimiterConfigurationException("limiter.limiters." + name + ".limits", "\"" + text + "\"", "Not a list of limits",
+                    "Write each limit as \"<limit>/<window>\" or \"<limit>/<window>/<burst>\", separated by commas, "
+                            + "such as \"10/1s, 1000/1h\"");
+        }
         List<Map<String, Object>> limits = new ArrayList<>();
-        for (String part : text.split(",", -1)) {
-            String[] values = part.trim().split("/", -1);
-            if (values.length < 2 || values.length > 3 || Arrays.stream(values).anyMatch((value) -> value.isBlank())) {
-                throw new LimiterConfigurationException("limiter.limiters." + name + ".limits", "\"" + text + "\"", "Not a list of limits",
-                        "Write each limit as \"<limit>/<window>\" or \"<limit>/<window>/<burst>\", separated by commas, "
-                                + "such as \"10/1s, 1000/1h\"");
-            }
+        for (LimitNotation.Written each : written) {
             Map<String, Object> limit = new LinkedHashMap<>();
-            limit.put("limit", values[0].trim());
-            limit.put("window", values[1].trim());
-            if (values.length == 3) {
-                limit.put("burst", values[2].trim());
+            limit.put("limit", each.limit());
+            limit.put("window", each.window());
+            if (each.burst() != null) {
+                limit.put("burst", each.burst());
             }
             limits.add(limit);
         }
@@ -326,7 +318,7 @@ public final class LimitersEndpoint {
                 (config.algorithm() == Algorithm.SLIDING_WINDOW) ? config.subWindows() : null,
                 config.algorithm().isBucket() ? config.maxWait().toString() : null,
                 (config.onRedisFailure() != null) ? config.onRedisFailure().name().toLowerCase(Locale.ROOT) : null,
-                config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins(sources), usedBy(name), described,
+                config.onRetune().name().toLowerCase(Locale.ROOT), definitions.shadow(name), sources, origins.of(sources), usedBy(name), described,
                 (limiter == null) ? definitions.defaultPlan(name) : null, definitions.unlimitedKeyCount(name),
                 (lease != null) ? new LeaseDescriptor(lease.permits(), lease.ttl().toString()) : null);
     }
@@ -353,155 +345,5 @@ public final class LimitersEndpoint {
             .stream()
             .map((limit) -> new LimitDescriptor(limit.limit(), limit.window().toString(), config.algorithm().isBucket() ? limit.burst() : null))
             .toList();
-    }
-
-    /**
-     * Where each attribute set by a property was set (file and line of a YAML or properties file, or
-     * the environment variable), as Spring Boot tracks it; attributes without a known origin are left out.
-     */
-    private Map<String, String> origins(Map<String, String> sources) {
-        Map<String, String> origins = new LinkedHashMap<>();
-        if (environment == null) {
-            return origins;
-        }
-        Iterable<ConfigurationPropertySource> propertySources = ConfigurationPropertySources.get(environment);
-        sources.forEach((attribute, source) -> {
-            Origin origin = origin(propertySources, source);
-            if (origin == null) {
-                // A list of limits is set element by element: its first limit tells where.
-                origin = origin(propertySources, source + "[0].limit");
-            }
-            if (origin != null) {
-                origins.put(attribute, origin.toString());
-            }
-        });
-        return origins;
-    }
-
-    private static @Nullable Origin origin(Iterable<ConfigurationPropertySource> propertySources, String property) {
-        if (!property.startsWith("limiter.") || !ConfigurationPropertyName.isValid(property)) {
-            return null;
-        }
-        ConfigurationPropertyName name = ConfigurationPropertyName.of(property);
-        for (ConfigurationPropertySource source : propertySources) {
-            ConfigurationProperty found = source.getConfigurationProperty(name);
-            if (found != null) {
-                return found.getOrigin();
-            }
-        }
-        return null;
-    }
-
-    /**
-     * All limiters, and the backend they keep their state in ({@code redis} or {@code memory}); for
-     * Redis, its state.
-     */
-    public record LimitersDescriptor(String backend, @Nullable RedisDescriptor redis, Map<String, LimiterDescriptor> limiters) {
-    }
-
-    /**
-     * Whether Redis decides now (false while the failure policy does), and how many instances share
-     * each limit: counted by their heartbeats in Redis, or configured.
-     */
-    public record RedisDescriptor(boolean available, int instances, boolean instancesCounted) {
-    }
-
-    /**
-     * A limiter's effective configuration; {@code sources} says, per attribute, which property or
-     * annotation set it (or "default"), and {@code origins} where each property was set;
-     * {@code usedBy} lists the annotated methods, then the rules of limiter.rules deciding by it. A limiter with plans has no limits of its own but
-     * those of each plan ({@code plans}, null for a limiter without plans), and perhaps a default plan;
-     * {@code unlimitedKeys} counts its keys that are never limited (not shown: they may be secrets);
-     * {@code lease} is its local leasing of hot keys, null when it does not lease.
-     */
-    public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, @Nullable Integer subWindows, @Nullable String maxWait,
-            @Nullable String onRedisFailure, String onRetune, boolean shadow, Map<String, String> sources, Map<String, String> origins,
-            List<String> usedBy, @Nullable Map<String, PlanDescriptor> plans, @Nullable String defaultPlan, int unlimitedKeys,
-            @Nullable LeaseDescriptor lease) {
-    }
-
-    /** A limiter's lease: the most permits a call on a hot key reserves beyond its own, and for how long. */
-    public record LeaseDescriptor(long permits, String ttl) {
-    }
-
-    /** One plan of a limiter: its limits, or none when it is unlimited. */
-    public record PlanDescriptor(List<LimitDescriptor> limits, boolean unlimited) {
-    }
-
-    /**
-     * What a retune did: whether the configuration changed, the one before (as text), the limiter now,
-     * and what became of the keys' state ({@code state} says why keys start fresh, such as a change of
-     * windows with on-retune keep); when refused, why, and {@code current} is the limiter still in force.
-     */
-    public record RetuneDescriptor(String limiter, boolean changed, @Nullable String previous, LimiterDescriptor current,
-            @Nullable Boolean stateKept, @Nullable String state, @Nullable RefusalDescriptor refused) {
-    }
-
-    /**
-     * A refused value: the property, the value, what is wrong with it and what to do, as startup reports it,
-     * and the field of the request that set it (null when the value did not come from the request).
-     */
-    public record RefusalDescriptor(String property, @Nullable String value, String problem, String action, @Nullable String field) {
-    }
-
-    /**
-     * Why a request was not served, as an HTTP client gets it: the status, its reason phrase, and a message
-     * naming what was wrong (the field, the value, the limiter or plan) and what to send instead.
-     */
-    public record ErrorDescriptor(int status, String error, String message) {
-    }
-
-    /** One limit: permits per window, and the burst of a bucket algorithm. */
-    public record LimitDescriptor(long limit, String window, @Nullable Long burst) {
-    }
-
-    /**
-     * What a reset did: whether the key was reset (in {@code plan}, or in every plan when null), and
-     * whether it had state to clear (false: it was idle already); when not reset, why.
-     */
-    public record ResetDescriptor(String limiter, @Nullable String plan, String key, boolean reset, @Nullable Boolean hadState,
-            @Nullable String error) {
-    }
-
-    /**
-     * What a refund did: whether {@code permits} were given back to the key (under {@code plan}, null for
-     * a limiter without plans), and its quota after it ({@code limit}, {@code remaining},
-     * {@code resetAfter}, and {@code source}, what answered); when not, why: {@code error} when the state
-     * could not be reached, {@code refused} for a request to correct.
-     */
-    public record RefundDescriptor(String limiter, @Nullable String plan, String key, boolean refunded, @Nullable Long permits,
-            @Nullable Long limit, @Nullable Long remaining, @Nullable String resetAfter, @Nullable String source, @Nullable String error,
-            @Nullable RefusalDescriptor refused) {
-    }
-
-    /** What {@code GET /actuator/limiters/{name}/{key}} answers: a key's quota, or with plans, its quota in every plan. */
-    public sealed interface KeyQuotaDescriptor permits QuotaDescriptor, PlanQuotasDescriptor {
-
-        /** The limiter. */
-        String limiter();
-
-        /** The key. */
-        String key();
-    }
-
-    /**
-     * The quota of one key, under {@code plan} (null for a limiter without plans); {@code source} is
-     * what answered (redis, memory, local-fallback, failure-policy).
-     */
-    public record QuotaDescriptor(String limiter, @Nullable String plan, String key, long limit, long remaining, String resetAfter,
-            String source) implements KeyQuotaDescriptor {
-    }
-
-    /**
-     * The quota of one key in every plan of a limiter, asked without a plan: each plan counts its keys
-     * apart, and which plan a call falls under is decided per call. {@code plans} has each plan with
-     * limits, {@code unlimitedPlans} the plans that never count a key.
-     */
-    public record PlanQuotasDescriptor(String limiter, String key, Map<String, PlanQuotaDescriptor> plans, Set<String> unlimitedPlans)
-            implements KeyQuotaDescriptor {
-    }
-
-    /** The quota of a key in one plan: the plan's limit, what remains, when it is whole again, and what answered. */
-    public record PlanQuotaDescriptor(long limit, long remaining, String resetAfter, String source) {
     }
 }

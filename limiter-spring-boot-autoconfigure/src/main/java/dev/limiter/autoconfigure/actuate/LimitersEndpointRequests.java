@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.autoconfigure.LimiterDefinitions;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.internal.DefinedLimiters;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.EndpointId;
@@ -41,9 +41,9 @@ final class LimitersEndpointRequests implements OperationInvokerAdvisor {
 
     private final RateLimiterRegistry registry;
 
-    private final LimiterDefinitions definitions;
+    private final DefinedLimiters definitions;
 
-    LimitersEndpointRequests(LimiterProperties properties, RateLimiterRegistry registry, LimiterDefinitions definitions) {
+    LimitersEndpointRequests(LimiterProperties properties, RateLimiterRegistry registry, DefinedLimiters definitions) {
         this.properties = properties;
         this.registry = registry;
         this.definitions = definitions;
@@ -97,7 +97,7 @@ final class LimitersEndpointRequests implements OperationInvokerAdvisor {
         }
         if (web && (result == null || result instanceof WebEndpointResponse<?> response && response.getStatus() == 404
                 && response.getBody() == null)) {
-            return new WebEndpointResponse<>(new LimitersEndpoint.ErrorDescriptor(404, "Not Found", notFound(context.getArguments())), 404);
+            return new WebEndpointResponse<>(new ErrorDescriptor(404, "Not Found", notFound(context.getArguments())), 404);
         }
         return result;
     }
@@ -106,7 +106,7 @@ final class LimitersEndpointRequests implements OperationInvokerAdvisor {
         if (!web) {
             throw new InvalidEndpointRequestException(message, message);
         }
-        return new WebEndpointResponse<>(new LimitersEndpoint.ErrorDescriptor(status, error, message), status);
+        return new WebEndpointResponse<>(new ErrorDescriptor(status, error, message), status);
     }
 
     /** Why nothing was found: the limiter, the plan or the key of the request. */

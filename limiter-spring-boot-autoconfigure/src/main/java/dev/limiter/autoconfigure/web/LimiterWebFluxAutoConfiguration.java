@@ -3,6 +3,8 @@ package dev.limiter.autoconfigure.web;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.internal.ConfiguredRules;
+import dev.limiter.spring.RateLimitRules;
 import dev.limiter.spring.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitExceededHandler;
 import dev.limiter.spring.web.RateLimitRuleWebFilter;
@@ -46,8 +48,8 @@ public final class LimiterWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimitRuleWebFilter rateLimitRuleWebFilter(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods,
             ObjectProvider<HandlerAdapter> handlerAdapters, ObjectProvider<HandlerResultHandler> resultHandlers) {
-        RateLimitRuleWebFilter filter = new RateLimitRuleWebFilter(ConfiguredRules.of(properties, registry, methods), handlerAdapters,
-                resultHandlers);
+        RateLimitRules rules = new RateLimitRules(ConfiguredRules.rules(properties), registry, methods);
+        RateLimitRuleWebFilter filter = new RateLimitRuleWebFilter(rules, handlerAdapters, resultHandlers);
         filter.setOrder(properties.getRuleFilterOrder());
         return filter;
     }

@@ -3,6 +3,8 @@ package dev.limiter.autoconfigure.web;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.internal.ConfiguredRules;
+import dev.limiter.spring.RateLimitRules;
 import dev.limiter.spring.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitExceededHandler;
 import dev.limiter.spring.web.RateLimitRuleFilter;
@@ -45,7 +47,7 @@ public final class LimiterWebMvcAutoConfiguration {
     @ConditionalOnMissingBean(name = "rateLimitRuleFilter")
     FilterRegistrationBean<RateLimitRuleFilter> rateLimitRuleFilter(LimiterProperties properties, RateLimiterRegistry registry,
             RateLimitedMethods methods, @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
-        RateLimitRuleFilter filter = new RateLimitRuleFilter(ConfiguredRules.of(properties, registry, methods),
+        RateLimitRuleFilter filter = new RateLimitRuleFilter(new RateLimitRules(ConfiguredRules.rules(properties), registry, methods),
                 (request, response, handler, ex) -> {
                     HandlerExceptionResolver resolver = exceptionResolver.getIfAvailable();
                     return (resolver != null) ? resolver.resolveException(request, response, handler, ex) : null;

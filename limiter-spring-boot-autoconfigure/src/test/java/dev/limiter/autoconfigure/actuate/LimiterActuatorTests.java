@@ -100,15 +100,15 @@ class LimiterActuatorTests {
     void listsEveryLimiterWithItsEffectiveConfigurationAndWhereEachValueCameFrom() {
         this.contextRunner.withPropertyValues("limiter.limiters.orders.lease.permits=4", "limiter.limiters.orders.lease.ttl=20ms").run((context) -> {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
-            LimitersEndpoint.LimitersDescriptor all = endpoint.limiters();
+            LimitersDescriptor all = endpoint.limiters();
             assertThat(all.backend()).isEqualTo("redis");
             // This instance counts itself through its heartbeat; no other runs with this key prefix.
-            assertThat(all.redis()).isEqualTo(new LimitersEndpoint.RedisDescriptor(true, 1, true));
+            assertThat(all.redis()).isEqualTo(new RedisDescriptor(true, 1, true));
             assertThat(all.limiters()).containsOnlyKeys("orders", "search");
 
-            LimitersEndpoint.LimiterDescriptor orders = all.limiters().get("orders");
+            LimiterDescriptor orders = all.limiters().get("orders");
             assertThat(orders.algorithm()).isEqualTo("token-bucket");
-            assertThat(orders.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(3, "PT10S", 5L));
+            assertThat(orders.limits()).containsExactly(new LimitDescriptor(3, "PT10S", 5L));
             assertThat(orders.maxWait()).isEqualTo("PT0S");
             assertThat(orders.subWindows()).isNull();
             assertThat(orders.shadow()).isFalse();
@@ -121,12 +121,12 @@ class LimiterActuatorTests {
             assertThat(sources.get("max-wait")).isEqualTo("limiter.limiters.orders.max-wait");
             assertThat(sources.get("shadow")).isEqualTo("default");
             assertThat(sources.get("on-redis-failure")).isEqualTo("limiter.on-redis-failure");
-            assertThat(orders.lease()).isEqualTo(new LimitersEndpoint.LeaseDescriptor(4, "PT0.02S"));
+            assertThat(orders.lease()).isEqualTo(new LeaseDescriptor(4, "PT0.02S"));
             assertThat(sources.get("lease")).isEqualTo("limiter.limiters.orders.lease");
 
-            LimitersEndpoint.LimiterDescriptor search = endpoint.limiter("search");
+            LimiterDescriptor search = endpoint.limiter("search");
             assertThat(search.algorithm()).isEqualTo("sliding-window");
-            assertThat(search.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(100, "PT1M", null));
+            assertThat(search.limits()).containsExactly(new LimitDescriptor(100, "PT1M", null));
             assertThat(search.subWindows()).isEqualTo(6);
             assertThat(search.lease()).isNull();
             assertThat(search.shadow()).isTrue();
@@ -158,7 +158,7 @@ class LimiterActuatorTests {
             .withUserConfiguration(ServiceConfiguration.class)
             .run((context) -> {
                 assertThat(context).hasNotFailed();
-                Map<String, LimitersEndpoint.LimiterDescriptor> limiters = context.getBean(LimitersEndpoint.class).limiters().limiters();
+                Map<String, LimiterDescriptor> limiters = context.getBean(LimitersEndpoint.class).limiters().limiters();
                 assertThat(limiters.get("pages").usedBy()).containsExactly("limiter.rules[0] /pages/**, /docs/**");
                 assertThat(limiters.get("orders").usedBy()).hasSize(2);
                 assertThat(limiters.get("orders").usedBy().get(0)).endsWith("order(String)");
@@ -178,13 +178,13 @@ class LimiterActuatorTests {
             }
         }).run((context) -> {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
-            LimitersEndpoint.LimiterDescriptor search = endpoint.limiter("search");
-            assertThat(search.limits()).containsExactly(new LimitersEndpoint.LimitDescriptor(120, "PT2M", null));
+            LimiterDescriptor search = endpoint.limiter("search");
+            assertThat(search.limits()).containsExactly(new LimitDescriptor(120, "PT2M", null));
             assertThat(search.sources()).containsEntry("limit", "limiter.limiters.search.limit");
             assertThat(search.origins()).containsEntry("limit", "class path resource [limiter-origins.yml] - 4:14")
                 .containsEntry("window", "class path resource [limiter-origins.yml] - 5:15");
             // What an annotation or a default set has no property origin.
-            LimitersEndpoint.LimiterDescriptor orders = endpoint.limiter("orders");
+            LimiterDescriptor orders = endpoint.limiter("orders");
             assertThat(orders.sources().get("algorithm")).isEqualTo(orders.usedBy().get(0));
             assertThat(orders.origins()).doesNotContainKeys("algorithm", "shadow");
         });
@@ -196,7 +196,7 @@ class LimiterActuatorTests {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
             Service service = context.getBean(Service.class);
             StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
-            assertThat(quotaOf(endpoint, "orders", "alice")).isEqualTo(new LimitersEndpoint.QuotaDescriptor("orders", null, "alice", 5, 5, "PT0S", "redis"));
+            assertThat(quotaOf(endpoint, "orders", "alice")).isEqualTo(new QuotaDescriptor("orders", null, "alice", 5, 5, "PT0S", "redis"));
             assertThat(redis.keys(this.keyPrefix + ":{orders:*")).as("reading writes nothing").isEmpty();
             service.order("alice");
             service.order("alice");
@@ -224,9 +224,9 @@ class LimiterActuatorTests {
             service.order("bob");
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
 
-            WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = endpoint.reset("orders", "alice");
+            WebEndpointResponse<ResetDescriptor> reset = endpoint.reset("orders", "alice");
             assertThat(reset.getStatus()).isEqualTo(200);
-            assertThat(reset.getBody()).isEqualTo(new LimitersEndpoint.ResetDescriptor("orders", null, "alice", true, true, null));
+            assertThat(reset.getBody()).isEqualTo(new ResetDescriptor("orders", null, "alice", true, true, null));
             assertThat(quotaOf(endpoint, "orders", "alice").remaining()).isEqualTo(5);
             assertThat(quotaOf(endpoint, "orders", "bob").remaining()).as("other keys keep their state").isEqualTo(4);
             service.order("alice");
@@ -247,10 +247,10 @@ class LimiterActuatorTests {
             }
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.order("alice"));
 
-            WebEndpointResponse<LimitersEndpoint.RefundDescriptor> refund = endpoint.refund("orders", 2L, "alice");
+            WebEndpointResponse<RefundDescriptor> refund = endpoint.refund("orders", 2L, "alice");
 
             assertThat(refund.getStatus()).isEqualTo(200);
-            assertThat(refund.getBody()).isEqualTo(new LimitersEndpoint.RefundDescriptor("orders", null, "alice", true, 2L, 5L, 2L,
+            assertThat(refund.getBody()).isEqualTo(new RefundDescriptor("orders", null, "alice", true, 2L, 5L, 2L,
                     quotaOf(endpoint, "orders", "alice").resetAfter(), "redis", null, null));
             service.order("alice");
             service.order("alice");
@@ -418,12 +418,12 @@ class LimiterActuatorTests {
                     assertThat(health.health().getDetails()).containsEntry("redis", redis.host() + ":" + redis.port())
                         .hasEntrySatisfying("reason", (reason) -> assertThat(reason).asString().contains("Connection refused"));
                     assertThat(quotaOf(context.getBean(LimitersEndpoint.class), "orders", "carol").source()).isEqualTo("failure-policy");
-                    WebEndpointResponse<LimitersEndpoint.ResetDescriptor> reset = context.getBean(LimitersEndpoint.class)
+                    WebEndpointResponse<ResetDescriptor> reset = context.getBean(LimitersEndpoint.class)
                         .reset("orders", "carol");
                     assertThat(reset.getStatus()).as("a reset while Redis is out does not pretend").isEqualTo(503);
                     assertThat(reset.getBody().reset()).isFalse();
                     assertThat(reset.getBody().error()).contains("Redis is unavailable");
-                    WebEndpointResponse<LimitersEndpoint.RefundDescriptor> refund = context.getBean(LimitersEndpoint.class)
+                    WebEndpointResponse<RefundDescriptor> refund = context.getBean(LimitersEndpoint.class)
                         .refund("orders", 1L, "carol");
                     assertThat(refund.getStatus()).as("a refund while Redis is out does not pretend").isEqualTo(503);
                     assertThat(refund.getBody().refunded()).isFalse();
@@ -552,7 +552,7 @@ class LimiterActuatorTests {
     }
 
     /** The quota of a key of a limiter without plans, or of a key in one plan: what {@code quota} answers then. */
-    private static LimitersEndpoint.QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
-        return (LimitersEndpoint.QuotaDescriptor) endpoint.quota(name, path);
+    private static QuotaDescriptor quotaOf(LimitersEndpoint endpoint, String name, String... path) {
+        return (QuotaDescriptor) endpoint.quota(name, path);
     }
 }

@@ -1,28 +1,22 @@
-package dev.limiter.autoconfigure.web;
+package dev.limiter.autoconfigure.internal;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimitRule;
 import dev.limiter.spring.RateLimitRules;
-import dev.limiter.spring.RateLimitedMethods;
 
 /**
  * The rules of {@code limiter.rules}, checked: each names a limiter configured under
  * {@code limiter.limiters} (whose {@code shadow} it follows), and {@link RateLimitRules} checks the
- * rest. A mistake fails startup naming the property, as every configuration mistake does. Public for
- * the actuator endpoint, which lists the rules; not an API.
+ * rest. A mistake fails startup naming the property, as every configuration mistake does. Read by the
+ * web filters, which apply the rules, and by the actuator endpoint, which lists them.
  */
 public final class ConfiguredRules {
 
     private ConfiguredRules() {
-    }
-
-    static RateLimitRules of(LimiterProperties properties, RateLimiterRegistry registry, RateLimitedMethods methods) {
-        return new RateLimitRules(rules(properties), registry, methods);
     }
 
     /**

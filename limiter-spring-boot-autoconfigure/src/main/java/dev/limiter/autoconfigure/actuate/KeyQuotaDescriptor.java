@@ -1,0 +1,11 @@
+package dev.limiter.autoconfigure.actuate;
+
+/** What {@code GET /actuator/limiters/{name}/{key}} answers: a key's quota, or with plans, its quota in every plan. */
+public sealed interface KeyQuotaDescriptor permits QuotaDescriptor, PlanQuotasDescriptor {
+
+    /** The limiter. */
+    String limiter();
+
+    /** The key. */
+    String key();
+}

@@ -1,0 +1,12 @@
+package dev.limiter.autoconfigure.actuate;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * All limiters, and the backend they keep their state in ({@code redis} or {@code memory}); for
+ * Redis, its state.
+ */
+public record LimitersDescriptor(String backend, @Nullable RedisDescriptor redis, Map<String, LimiterDescriptor> limiters) {
+}
