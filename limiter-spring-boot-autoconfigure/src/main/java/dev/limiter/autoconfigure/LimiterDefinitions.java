@@ -18,9 +18,9 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.RetunePolicy;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.LimiterPlans;
 import dev.limiter.spring.LimiterPlans.Setting;
@@ -502,7 +502,7 @@ public final class LimiterDefinitions implements LimiterResolver {
         configured.getPlans().forEach((plan, planned) -> {
             String where = property(name, "plans." + plan);
             try {
-                RateLimiterFactory.checkPlan(plan);
+                LimiterArguments.checkPlan(plan);
             }
             catch (IllegalArgumentException ex) {
                 throw new LimiterConfigurationException(property(name, "plans"), plan, String.valueOf(ex.getMessage()), "Rename the plan");

@@ -12,10 +12,10 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 import dev.limiter.RateLimiter;
-import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.Retuning;
 import dev.limiter.autoconfigure.LimiterDefinitions.Definition;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.spring.LimiterConfigurationException;
 
 import org.apache.commons.logging.Log;
@@ -249,7 +249,7 @@ public final class LimiterRetuner {
         defined.forEach((name, definition) -> {
             if (registry.find(name).isEmpty()) {
                 try {
-                    added.put(RateLimiterFactory.checkName(name), definition);
+                    added.put(LimiterArguments.checkName(name), definition);
                 }
                 catch (IllegalArgumentException ex) {
                     throw new LimiterConfigurationException(LIMITERS + name, name, String.valueOf(ex.getMessage()), "Rename the limiter");
