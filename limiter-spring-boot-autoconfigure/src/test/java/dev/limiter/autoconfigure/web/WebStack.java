@@ -166,13 +166,15 @@ final class WebStack {
             }
             MvcTestResult result = builder.exchange();
             Throwable failure = result.getUnresolvedException();
+            if (failure != null) {
+                return new Answer(HttpStatus.INTERNAL_SERVER_ERROR.value(), new HttpHeaders(), "", failure);
+            }
             MockHttpServletResponse response = result.getResponse();
             HttpHeaders headers = new HttpHeaders();
             for (String name : response.getHeaderNames()) {
                 headers.addAll(name, response.getHeaders(name));
             }
-            return new Answer((failure != null) ? HttpStatus.INTERNAL_SERVER_ERROR.value() : response.getStatus(), headers,
-                    new String(response.getContentAsByteArray(), StandardCharsets.UTF_8), failure);
+            return new Answer(response.getStatus(), headers, new String(response.getContentAsByteArray(), StandardCharsets.UTF_8), null);
         });
     }
 
