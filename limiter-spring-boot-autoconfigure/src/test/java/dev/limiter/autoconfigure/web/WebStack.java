@@ -9,10 +9,13 @@ import java.util.function.Supplier;
 
 import com.jayway.jsonpath.JsonPath;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
+import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.test.autoconfigure.SpringBootMockMvcBuilderCustomizer;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
@@ -72,69 +75,42 @@ final class WebStack {
      * {@code @AutoConfigureMockMvc} has it.
      */
     static Application mvc(WebApplicationContextRunner runner) {
-        return new MvcApplication(runner);
+        return new RunnerApplication<>(runner, (context) -> {
+            DefaultMockMvcBuilder builder = MockMvcBuilders.webAppContextSetup(context);
+            new SpringBootMockMvcBuilderCustomizer(context).customize(builder);
+            return mvcClient(MockMvcTester.create(builder.build()));
+        });
     }
 
     /** A WebFlux application: a WebTestClient bound to the context, with the application's web filters. */
     static Application webFlux(ReactiveWebApplicationContextRunner runner) {
-        return new WebFluxApplication(runner);
+        return new RunnerApplication<>(runner, (context) -> webFluxClient(WebTestClient.bindToApplicationContext(context).build()));
     }
 
-    private record MvcApplication(WebApplicationContextRunner runner) implements Application {
+    /** An application of a context runner, and how the stack's client reaches a started one. */
+    private record RunnerApplication<R extends AbstractApplicationContextRunner<R, C, A>, C extends ConfigurableApplicationContext,
+            A extends ApplicationContextAssertProvider<C>>(R runner, Function<A, Client> client) implements Application {
 
         @Override
         public Application withPropertyValues(String... properties) {
-            return new MvcApplication(runner.withPropertyValues(properties));
+            return new RunnerApplication<>(runner.withPropertyValues(properties), client);
         }
 
         @Override
         public Application withUserConfiguration(Class<?>... configurations) {
-            return new MvcApplication(runner.withUserConfiguration(configurations));
+            return new RunnerApplication<>(runner.withUserConfiguration(configurations), client);
         }
 
         @Override
         public <T> Application withBean(String name, Class<T> type, Supplier<T> bean) {
-            return new MvcApplication(runner.withBean(name, type, bean));
+            return new RunnerApplication<>(runner.withBean(name, type, bean), client);
         }
 
         @Override
         public void run(Case test) {
             runner.run((context) -> {
                 assertThat(context).hasNotFailed();
-                DefaultMockMvcBuilder builder = MockMvcBuilders.webAppContextSetup(context);
-                new SpringBootMockMvcBuilderCustomizer(context).customize(builder);
-                test.run(mvcClient(MockMvcTester.create(builder.build())), context);
-            });
-        }
-
-        @Override
-        public void runContext(Consumer<ApplicationContext> test) {
-            runner.run(test::accept);
-        }
-    }
-
-    private record WebFluxApplication(ReactiveWebApplicationContextRunner runner) implements Application {
-
-        @Override
-        public Application withPropertyValues(String... properties) {
-            return new WebFluxApplication(runner.withPropertyValues(properties));
-        }
-
-        @Override
-        public Application withUserConfiguration(Class<?>... configurations) {
-            return new WebFluxApplication(runner.withUserConfiguration(configurations));
-        }
-
-        @Override
-        public <T> Application withBean(String name, Class<T> type, Supplier<T> bean) {
-            return new WebFluxApplication(runner.withBean(name, type, bean));
-        }
-
-        @Override
-        public void run(Case test) {
-            runner.run((context) -> {
-                assertThat(context).hasNotFailed();
-                test.run(webFluxClient(WebTestClient.bindToApplicationContext(context).build()), context);
+                test.run(client.apply(context), context);
             });
         }
 
