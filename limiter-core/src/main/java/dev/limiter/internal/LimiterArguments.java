@@ -17,11 +17,7 @@ public final class LimiterArguments {
      * @throws IllegalArgumentException naming the bad name and what a name may hold
      */
     public static String checkName(String name) {
-        if (!isName(name)) {
-            throw new IllegalArgumentException("Invalid limiter name '" + name + "': use 1 to 100 letters, digits, '.', '-' or '_', "
-                    + "starting with a letter or digit");
-        }
-        return name;
+        return checked(name, "limiter name");
     }
 
     /**
@@ -32,16 +28,16 @@ public final class LimiterArguments {
      * @throws IllegalArgumentException naming the bad plan and what a plan name may hold
      */
     public static String checkPlan(String plan) {
-        if (!isName(plan)) {
-            throw new IllegalArgumentException("Invalid plan name '" + plan + "': use 1 to 100 letters, digits, '.', '-' or '_', "
-                    + "starting with a letter or digit");
-        }
-        return plan;
+        return checked(plan, "plan name");
     }
 
-    /** Whether {@code text} is a limiter or plan name: what a YAML map key and a Redis key both take without quoting. */
-    private static boolean isName(String text) {
-        return text != null && text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+    /** {@code text}, if it is a limiter or plan name: what a YAML map key and a Redis key both take without quoting. */
+    private static String checked(String text, String what) {
+        if (text == null || !text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+            throw new IllegalArgumentException("Invalid " + what + " '" + text + "': use 1 to 100 letters, digits, '.', '-' or '_', "
+                    + "starting with a letter or digit");
+        }
+        return text;
     }
 
     /** Checks the permits asked of any limiter: at least 1. */
