@@ -293,51 +293,6 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         return limits.stream().map(LimitSpec::window).toList();
     }
 
-    /**
-     * This configuration for one of {@code instances} instances deciding alone: every limit and
-     * burst divided (rounded down). A limit that no longer binds (a shorter window allowing at least
-     * as much as a longer one) is dropped, which changes no decision.
-     */
-    public RateLimiterConfig shareOf(int instances) {
-        if (instances <= 1) {
-            return this;
-        }
-        List<LimitSpec> divided = new ArrayList<>();
-        for (LimitSpec limit : limits) {
-            divided.add(share(limit, instances));
-        }
-        // A window stretched for a limit below the instance count may pass a longer one: sort again.
-        divided.sort(Comparator.comparing(LimitSpec::window).thenComparing(LimitSpec::limit));
-        List<LimitSpec> shares = new ArrayList<>();
-        for (LimitSpec share : divided) {
-            if (!shares.isEmpty() && shares.get(shares.size() - 1).window().equals(share.window())) {
-                continue;
-            }
-            while (!shares.isEmpty() && shares.get(shares.size() - 1).limit() >= share.limit()) {
-                shares.remove(shares.size() - 1);
-            }
-            shares.add(share);
-        }
-        return new RateLimiterConfig(algorithm, shares, subWindows, maxWait, onRedisFailure, onRetune, lease);
-    }
-
-    /**
-     * One instance's share of {@code limit}: rounded down, so that the instances together never admit
-     * more than the limit. Fewer permits than instances: one permit per as many windows as it takes.
-     */
-    private LimitSpec share(LimitSpec limit, int instances) {
-        long burst = Math.max(1, limit.burst() / instances);
-        if (limit.limit() >= instances) {
-            return new LimitSpec(limit.limit() / instances, limit.window(), burst);
-        }
-        long windows = -Math.floorDiv(-instances, limit.limit());
-        long micros = Math.min(LimitSpec.MAX_WINDOW.toNanos() / 1_000 / Math.max(1, burst), limit.windowMicros() * windows);
-        if (algorithm == Algorithm.SLIDING_WINDOW) {
-            micros -= micros % subWindows;
-        }
-        return new LimitSpec(1, micros(micros), burst);
-    }
-
     /** Max-wait in whole microseconds, as the scripts take it. */
     public long maxWaitMicros() {
         return maxWait.getSeconds() * 1_000_000L + maxWait.getNano() / 1_000L;

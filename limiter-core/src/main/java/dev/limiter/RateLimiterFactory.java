@@ -35,39 +35,4 @@ public interface RateLimiterFactory {
     default RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
         return create(name, RateLimiterConfig.of(algorithm, spec));
     }
-
-    /**
-     * Checks a limiter name, which every backend puts into its keys: 1 to 100 letters, digits, '.', '-' or
-     * '_', starting with a letter or digit.
-     *
-     * @return the name
-     * @throws IllegalArgumentException naming the bad name and what a name may hold
-     */
-    static String checkName(String name) {
-        if (!isName(name)) {
-            throw new IllegalArgumentException("Invalid limiter name '" + name + "': use 1 to 100 letters, digits, '.', '-' or '_', "
-                    + "starting with a letter or digit");
-        }
-        return name;
-    }
-
-    /**
-     * Checks a plan name, which backends put into keys beside the limiter name: the same characters as
-     * a limiter name, none of which a backend uses to separate the two.
-     *
-     * @return the plan
-     * @throws IllegalArgumentException naming the bad plan and what a plan name may hold
-     */
-    static String checkPlan(String plan) {
-        if (!isName(plan)) {
-            throw new IllegalArgumentException("Invalid plan name '" + plan + "': use 1 to 100 letters, digits, '.', '-' or '_', "
-                    + "starting with a letter or digit");
-        }
-        return plan;
-    }
-
-    /** Whether {@code text} is a limiter or plan name: what a YAML map key and a Redis key both take without quoting. */
-    private static boolean isName(String text) {
-        return text != null && text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
-    }
 }

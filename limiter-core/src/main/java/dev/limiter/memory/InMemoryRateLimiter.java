@@ -1,8 +1,5 @@
 package dev.limiter.memory;
 
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
-
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
@@ -11,9 +8,10 @@ import dev.limiter.Outcome;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.RateLimiterFactory;
 import dev.limiter.Retuning;
 import dev.limiter.algorithm.LocalAlgorithm;
+import dev.limiter.internal.CurrentTuning;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.memory.KeyStates.Entry;
 import dev.limiter.memory.KeyStates.Holder;
 
@@ -24,17 +22,12 @@ import org.jspecify.annotations.Nullable;
  * bounded number of keys, each swapped whole by compare-and-set, which count as none once idle, like
  * the Redis keys that expire.
  */
-public final class InMemoryRateLimiter implements RateLimiter {
+final class InMemoryRateLimiter implements RateLimiter {
 
     private final String name;
 
     /** What it decides by now; replaced whole by a retune, and shared with its views. */
-    private final AtomicReference<Tuning> tuning;
-
-    /** The tuning in force: never null, set at construction and replaced whole. */
-    private Tuning tuned() {
-        return Objects.requireNonNull(tuning.get());
-    }
+    private final CurrentTuning<Tuning> tuning;
 
     private final LimiterClock clock;
 
@@ -46,8 +39,8 @@ public final class InMemoryRateLimiter implements RateLimiter {
     private final Outcome rejectedAs;
 
     InMemoryRateLimiter(String name, RateLimiterConfig config, LimiterClock clock, long maxKeys, DecisionListener listener) {
-        this.name = RateLimiterFactory.checkName(name);
-        this.tuning = new AtomicReference<>(Tuning.of(config, new Object()));
+        this.name = LimiterArguments.checkName(name);
+        this.tuning = new CurrentTuning<>(name, Tuning.of(config, new Object()), Tuning::config);
         this.clock = clock;
         this.listener = listener;
         this.rejectedAs = Outcome.REJECTED;
@@ -106,7 +99,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
     @Override
     public RateLimiterConfig config() {
-        return tuned().config();
+        return tuning.config();
     }
 
     /**
@@ -115,31 +108,19 @@ public final class InMemoryRateLimiter implements RateLimiter {
      */
     @Override
     public Retuning retune(RateLimiterConfig config) {
-        if (config == null) {
-            throw new IllegalArgumentException("config must not be null");
-        }
-        synchronized (tuning) {
-            Tuning previous = tuned();
-            Retuning retuning = new Retuning(name, previous.config(), config);
-            if (!retuning.changed()) {
-                return retuning;
-            }
-            boolean keep = retuning.stateKept();
-            tuning.set(Tuning.of(config, keep ? previous.era() : new Object()));
-            if (!keep) {
-                // The states of the old era are never read again: free their memory now.
-                states.clear();
-            }
-            return retuning;
-        }
+        return tuning.retune(config, (previous, retuning) -> Tuning.of(retuning.current(), retuning.stateKept() ? previous.era() : new Object()),
+                (retuning) -> {
+                    if (!retuning.stateKept()) {
+                        // The states of the old era are never read again: free their memory now.
+                        states.clear();
+                    }
+                });
     }
 
     @Override
     public Decision tryAcquire(String key, long permits) {
-        checkPermits(permits);
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
+        LimiterArguments.checkPermits(permits);
+        LimiterArguments.checkKey(key);
         DecisionListener heard = listener.onStart(this);
         Decision decision;
         try {
@@ -165,7 +146,7 @@ public final class InMemoryRateLimiter implements RateLimiter {
      * a call starts over only because another one changed the key.
      */
     private Decision update(String key, Operation operation, long permits) {
-        Tuning current = tuned();
+        Tuning current = tuning.get();
         @Nullable Holder holder = states.get(key);
         while (true) {
             if (holder == null) {
@@ -210,48 +191,35 @@ public final class InMemoryRateLimiter implements RateLimiter {
 
     @Override
     public Quota quota(String key) {
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
+        LimiterArguments.checkKey(key);
         // No permits: the twin decides nothing and changes nothing; its reply is the quota.
         return Quota.of(update(key, ACQUIRE, 0));
     }
 
     /** Forgets the state of {@code key}: it starts idle again. */
-    public void forget(String key) {
+    void forget(String key) {
         states.remove(key);
     }
 
     /** Forgets the state of {@code key}; a state past its idle time, or of before a retune that reset the keys, counts as none. */
     @Override
     public boolean reset(String key) {
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
+        LimiterArguments.checkKey(key);
         Entry removed = states.remove(key);
-        return state(removed, tuned(), clock.nowMicros()) != null;
+        return state(removed, tuning.get(), clock.nowMicros()) != null;
     }
 
     /** Gives {@code permits} back to {@code key} through the twin's refund, applied to the key's state as a decision is. */
     @Override
     public Quota refund(String key, long permits) {
-        checkPermits(permits);
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
+        LimiterArguments.checkPermits(permits);
+        LimiterArguments.checkKey(key);
         return Quota.of(update(key, REFUND, permits));
     }
 
-    /** Number of keys held, after expired ones are dropped. For tests and metrics. */
-    public long keyCount() {
+    /** Number of keys held, after expired ones are dropped. For tests. */
+    long keyCount() {
         return states.count(clock.nowMicros());
-    }
-
-    /** Checks the permits asked of any limiter: at least 1. Every backend checks them alike. */
-    public static void checkPermits(long permits) {
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be at least 1 but was " + permits);
-        }
     }
 
     @Override

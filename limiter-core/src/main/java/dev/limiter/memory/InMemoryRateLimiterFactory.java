@@ -5,6 +5,7 @@ import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.internal.LimiterArguments;
 
 import org.jspecify.annotations.Nullable;
 
@@ -94,7 +95,7 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
     /** Every limiter keeps its state to itself, so a plan's is apart from every other plan's by construction. */
     @Override
     public RateLimiter create(String name, String plan, RateLimiterConfig config) {
-        RateLimiterFactory.checkPlan(plan);
+        LimiterArguments.checkPlan(plan);
         return create(name, config);
     }
 }

@@ -15,6 +15,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.LimiterClock;
+import dev.limiter.RateLimiterConfig;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -159,6 +160,43 @@ class InMemoryRateLimiterTest {
 
         assertThat(limiter.keyCount()).isBetween(1L, 100L);
         assertThat(limiter.tryAcquire("exhausted").allowed()).as("the emptied bucket is still held").isFalse();
+    }
+
+    /** Moved from limiter-redis' AlgorithmBehaviourTest, which reaches memory limiters only through the API. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void keysAreDroppedOnceIdle(Algorithm algorithm) {
+        InMemoryRateLimiter limiter = limiter(now::get, 10_000, algorithm, LimitSpec.of(5, Duration.ofSeconds(10)));
+        Decision a = limiter.tryAcquire("a", 3);
+        limiter.tryAcquire("b");
+        limiter.tryAcquire("c", 6); // never allowed: stores nothing
+        assertThat(limiter.keyCount()).isEqualTo(2);
+
+        now.addAndGet(a.resetAfter().toNanos() / 1_000 - 1);
+        assertThat(limiter.keyCount()).as("just before key a is idle").isPositive();
+
+        // Dropped as soon as they are idle, not a timer-wheel step later.
+        now.addAndGet(1);
+        assertThat(limiter.keyCount()).isZero();
+        assertThat(limiter.tryAcquire("a").remaining()).isEqualTo(4);
+    }
+
+    /**
+     * A refund that makes a key whole, or one on an idle key, leaves no state: the memory half of
+     * limiter-redis' RefundTest, which checks the same of Redis keys.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRefundThatMakesAKeyWholeLeavesNoState(Algorithm algorithm) {
+        InMemoryRateLimiter limiter = (InMemoryRateLimiter) InMemoryRateLimiterFactory.builder().clock(now::get).maxKeys(10_000).build()
+            .create("orders", RateLimiterConfig.of(algorithm, LimitSpec.of(5, Duration.ofSeconds(1)), LimitSpec.of(8, Duration.ofMinutes(1))));
+        limiter.tryAcquire("alice", 3);
+
+        assertThat(limiter.refund("alice", 1_000_000).remaining()).isEqualTo(5);
+        assertThat(limiter.keyCount()).as("no state in memory").isZero();
+
+        assertThat(limiter.refund("nobody", 3).remaining()).isEqualTo(5);
+        assertThat(limiter.keyCount()).as("an idle key: nothing written").isZero();
     }
 
     @Test

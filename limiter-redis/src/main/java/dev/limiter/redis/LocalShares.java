@@ -2,16 +2,20 @@ package dev.limiter.redis;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.function.IntSupplier;
 
+import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.LimiterClock;
 import dev.limiter.Quota;
+import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -49,7 +53,7 @@ final class LocalShares {
     /** The in-memory limiter on each limit's share, for the instance count it was made for. */
     private volatile @Nullable Shares shares;
 
-    private record Shares(int instances, InMemoryRateLimiter limiter) {
+    private record Shares(int instances, RateLimiter limiter) {
     }
 
     /**
@@ -117,7 +121,7 @@ final class LocalShares {
             Observation basis = entry.last;
             if (entry.allowance == null || entry.allowance.basis != basis || entry.allowance.instances != current.instances()) {
                 // Redis said something new since, or the instances changed: start again from its word.
-                current.limiter().forget(key);
+                current.limiter().reset(key);
                 entry.allowance = new Allowance(basis, current.instances(), now);
             }
             return entry.allowance.decide(now, permits, current.limiter(), key).from(DecisionSource.LOCAL_FALLBACK);
@@ -135,7 +139,7 @@ final class LocalShares {
         entries.invalidate(key);
         Shares current = shares;
         if (current != null) {
-            current.limiter().forget(key);
+            current.limiter().reset(key);
         }
     }
 
@@ -146,12 +150,58 @@ final class LocalShares {
             synchronized (this) {
                 current = shares;
                 if (current == null || current.instances() != count) {
-                    current = new Shares(count, (InMemoryRateLimiter) local.create(name, config.shareOf(count)));
+                    current = new Shares(count, local.create(name, shareOf(config, count)));
                     shares = current;
                 }
             }
         }
         return current;
+    }
+
+    /**
+     * {@code config} for one of {@code instances} instances deciding alone: every limit and
+     * burst divided (rounded down). A limit that no longer binds (a shorter window allowing at least
+     * as much as a longer one) is dropped, which changes no decision.
+     */
+    static RateLimiterConfig shareOf(RateLimiterConfig config, int instances) {
+        if (instances <= 1) {
+            return config;
+        }
+        List<LimitSpec> divided = new ArrayList<>();
+        for (LimitSpec limit : config.limits()) {
+            divided.add(share(config, limit, instances));
+        }
+        // A window stretched for a limit below the instance count may pass a longer one: sort again.
+        divided.sort(Comparator.comparing(LimitSpec::window).thenComparing(LimitSpec::limit));
+        List<LimitSpec> shares = new ArrayList<>();
+        for (LimitSpec share : divided) {
+            if (!shares.isEmpty() && shares.get(shares.size() - 1).window().equals(share.window())) {
+                continue;
+            }
+            while (!shares.isEmpty() && shares.get(shares.size() - 1).limit() >= share.limit()) {
+                shares.remove(shares.size() - 1);
+            }
+            shares.add(share);
+        }
+        return new RateLimiterConfig(config.algorithm(), shares, config.subWindows(), config.maxWait(), config.onRedisFailure(), config.onRetune(),
+                config.lease());
+    }
+
+    /**
+     * One instance's share of {@code limit}: rounded down, so that the instances together never admit
+     * more than the limit. Fewer permits than instances: one permit per as many windows as it takes.
+     */
+    private static LimitSpec share(RateLimiterConfig config, LimitSpec limit, int instances) {
+        long burst = Math.max(1, limit.burst() / instances);
+        if (limit.limit() >= instances) {
+            return new LimitSpec(limit.limit() / instances, limit.window(), burst);
+        }
+        long windows = -Math.floorDiv(-instances, limit.limit());
+        long micros = Math.min(LimitSpec.MAX_WINDOW.toNanos() / 1_000 / Math.max(1, burst), limit.windowMicros() * windows);
+        if (config.algorithm() == Algorithm.SLIDING_WINDOW) {
+            micros -= micros % config.subWindows();
+        }
+        return new LimitSpec(1, Duration.of(micros, ChronoUnit.MICROS), burst);
     }
 
     /** Number of keys remembered, for tests. */
@@ -216,7 +266,7 @@ final class LocalShares {
             return (long) Math.floor(permits[i] / instances + 1e-9);
         }
 
-        Decision decide(long now, long asked, InMemoryRateLimiter shareLimiter, String key) {
+        Decision decide(long now, long asked, RateLimiter shareLimiter, String key) {
             Observation basis = this.basis;
             if (basis != null) {
                 refill(now);

@@ -1,5 +1,6 @@
 package dev.limiter.redis;
 
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -28,7 +29,7 @@ final class RedisAddress {
             }
             RedisSentinelConfiguration sentinel = lettuce.getSentinelConfiguration();
             if (lettuce.isRedisSentinelAware() && sentinel != null) {
-                return "master " + sentinel.getMaster().getName() + " of sentinels "
+                return "master " + Objects.requireNonNull(sentinel.getMaster(), "master").getName() + " of sentinels "
                         + sentinel.getSentinels().stream().map(Object::toString).collect(Collectors.joining(", "));
             }
             if (lettuce.getSocketConfiguration() != null) {

@@ -7,7 +7,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -22,11 +21,11 @@ import dev.limiter.Outcome;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.RateLimiterFactory;
 import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
-import dev.limiter.memory.InMemoryRateLimiter;
+import dev.limiter.internal.CurrentTuning;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import org.jspecify.annotations.Nullable;
@@ -48,12 +47,7 @@ final class RedisRateLimiter implements RateLimiter {
     private final @Nullable String plan;
 
     /** What it decides by now; replaced whole by a retune, and shared with its views. */
-    private final AtomicReference<Tuning> tuning;
-
-    /** The tuning in force: never null, set at construction and replaced whole. */
-    private Tuning tuned() {
-        return Objects.requireNonNull(tuning.get());
-    }
+    private final CurrentTuning<Tuning> tuning;
 
     /** Makes the tuning of a configuration. */
     private final Tuner tuner;
@@ -104,10 +98,10 @@ final class RedisRateLimiter implements RateLimiter {
             @Nullable ReactiveScripts reactive, String keyPrefix, @Nullable LimiterClock clock, RedisAvailability availability,
             UnchargedPermits uncharged, DecisionListener listener, @Nullable LocalDenyCache denyCache, @Nullable ScriptBatches batches,
             @Nullable ReactiveBatches reactiveBatches) {
-        this.name = RateLimiterFactory.checkName(name);
-        this.plan = (plan != null) ? RateLimiterFactory.checkPlan(plan) : null;
+        this.name = LimiterArguments.checkName(name);
+        this.plan = (plan != null) ? LimiterArguments.checkPlan(plan) : null;
         this.tuner = tuner;
-        this.tuning = new AtomicReference<>(tuner.tuning(name, config));
+        this.tuning = new CurrentTuning<>(name, tuner.tuning(name, config), Tuning::config);
         this.redis = new BlockingScripts(redis);
         this.batches = batches;
         this.reactiveBatches = reactiveBatches;
@@ -219,7 +213,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimiterConfig config() {
-        return tuned().config();
+        return tuning.config();
     }
 
     /**
@@ -230,27 +224,17 @@ final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public Retuning retune(RateLimiterConfig config) {
-        if (config == null) {
-            throw new IllegalArgumentException("config must not be null");
-        }
-        synchronized (tuning) {
-            Tuning previous = tuned();
-            Retuning retuning = new Retuning(name, previous.config(), config);
-            if (!retuning.changed()) {
-                return retuning;
-            }
-            tuning.set(tuner.tuning(name, config));
+        return tuning.retune(config, (previous, retuning) -> tuner.tuning(name, retuning.current()), (retuning) -> {
             if (denyCache != null) {
                 // Rejections by the old limits would hold back calls the new ones admit.
                 denyCache.forgetAll(keyHead);
             }
-            return retuning;
-        }
+        });
     }
 
     /** The Redis key holding the state of {@code key}. */
     String redisKey(String key) {
-        return redisKey(key, tuned());
+        return redisKey(key, tuning.get());
     }
 
     private String redisKey(String key, Tuning tuned) {
@@ -259,8 +243,8 @@ final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public Decision tryAcquire(String key, long permits) {
-        InMemoryRateLimiter.checkPermits(permits);
-        Tuning tuned = tuned();
+        LimiterArguments.checkPermits(permits);
+        Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
         DecisionListener heard = listener.onStart(this);
         try {
@@ -273,24 +257,14 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     private Decision decide(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
-        LocalLeases leases = tuned.leases();
-        LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
-        if (call != null && call.decision() != null) {
-            // Handed out from a live lease, even while Redis fails: those permits were taken in Redis.
-            heard(heard, call.decision(), -1);
-            return call.decision();
+        Route route = beforeRedis(tuned, redisKey, key, permits, heard, true);
+        Decision decided = route.decision();
+        if (decided != null) {
+            return decided;
         }
-        LocalLeases.Call leaseCall = (call != null && call.lease()) ? call : null;
+        LocalLeases.Call leaseCall = route.leaseCall();
         boolean answered = false;
         try {
-            Decision remembered = remembered(redisKey, permits, heard);
-            if (remembered != null) {
-                return remembered;
-            }
-            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard, true);
-            if (local != null) {
-                return local;
-            }
             List<?> reply;
             long start = System.nanoTime();
             try {
@@ -311,18 +285,68 @@ final class RedisRateLimiter implements RateLimiter {
                 return afterFailure(tuned, redisKey, key, permits, heard, ex);
             }
             availability.succeeded();
-            if (leaseCall != null && leases != null) {
-                leases.leased(leaseCall, reply);
+            if (leaseCall != null) {
+                Objects.requireNonNull(tuned.leases()).leased(leaseCall, reply);
                 answered = true;
             }
             return fromRedis(tuned, redisKey, key, permits, reply, System.nanoTime() - start, heard);
         }
         finally {
-            if (leaseCall != null && leases != null && !answered) {
-                // Not sent, or not answered: the next call on the key may lease.
-                leases.failed(leaseCall);
+            if (leaseCall != null && !answered) {
+                // Not answered: the next call on the key may lease.
+                Objects.requireNonNull(tuned.leases()).failed(leaseCall);
             }
         }
+    }
+
+    /**
+     * Where the steps before Redis leave a call: decided without it ({@code decision}, told to the
+     * listener already), or to be sent, as the lease script when {@code leaseCall} is not null, else as
+     * the algorithm's script.
+     */
+    private record Route(@Nullable Decision decision, LocalLeases.@Nullable Call leaseCall) {
+
+        /** To Redis with the algorithm's script: the common case, with no object made per call. */
+        static final Route SCRIPT = new Route(null, null);
+    }
+
+    /**
+     * The steps of a decision before Redis, the same for blocking and asynchronous calls: permits
+     * handed out from a live lease, a rejection the local deny cache remembers, and the failure
+     * policy's decision while Redis is out or the key owes permits admitted without it. A lease call
+     * not sent leaves the key free to lease again.
+     *
+     * @param mayBlock whether this caller may charge what the key owes itself, blocking
+     */
+    private Route beforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock) {
+        LocalLeases leases = tuned.leases();
+        LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
+        Decision handedOut = (call != null) ? call.decision() : null;
+        if (handedOut != null) {
+            // Handed out from a live lease, even while Redis fails: those permits were taken in Redis.
+            heard(heard, handedOut, -1);
+            return new Route(handedOut, null);
+        }
+        LocalLeases.Call leaseCall = (call != null && call.lease()) ? call : null;
+        Decision decision = null;
+        boolean toRedis = false;
+        try {
+            decision = remembered(redisKey, permits, heard);
+            if (decision == null) {
+                decision = withoutRedisIfOut(tuned, redisKey, key, permits, heard, mayBlock);
+            }
+            toRedis = (decision == null);
+        }
+        finally {
+            if (leaseCall != null && !toRedis) {
+                // Never sent: the next call on the key may lease.
+                Objects.requireNonNull(leases).failed(leaseCall);
+            }
+        }
+        if (decision != null) {
+            return new Route(decision, null);
+        }
+        return (leaseCall != null) ? new Route(null, leaseCall) : Route.SCRIPT;
     }
 
     /** The longest a blocking decision waits for a dropped connection to be made again before the policy decides it. */
@@ -366,8 +390,8 @@ final class RedisRateLimiter implements RateLimiter {
         if (reactive == null) {
             return CompletableFuture.completedFuture(tryAcquire(key, permits));
         }
-        InMemoryRateLimiter.checkPermits(permits);
-        Tuning tuned = tuned();
+        LimiterArguments.checkPermits(permits);
+        Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
         DecisionListener heard = listener.onStart(this);
         try {
@@ -381,53 +405,42 @@ final class RedisRateLimiter implements RateLimiter {
 
     private CompletionStage<Decision> decideAsync(ReactiveScripts reactive, Tuning tuned, String redisKey, String key, long permits,
             DecisionListener heard) {
-        LocalLeases leases = tuned.leases();
-        LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
-        if (call != null && call.decision() != null) {
-            heard(heard, call.decision(), -1);
-            return CompletableFuture.completedFuture(call.decision());
+        Route route = beforeRedis(tuned, redisKey, key, permits, heard, false);
+        Decision decided = route.decision();
+        if (decided != null) {
+            return CompletableFuture.completedFuture(decided);
         }
-        LocalLeases.Call leaseCall = (call != null && call.lease()) ? call : null;
+        LocalLeases.Call leaseCall = route.leaseCall();
         CompletableFuture<List<?>> reply = null;
         long start = System.nanoTime();
         try {
-            Decision remembered = remembered(redisKey, permits, heard);
-            if (remembered != null) {
-                return CompletableFuture.completedFuture(remembered);
+            scriptCalls.increment();
+            if (leaseCall != null) {
+                // A lease call is never batched: it runs the algorithm twice, for this caller alone.
+                reply = reactive.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, Arrays.asList(leaseArgs(tuned, permits)));
             }
-            Decision local = withoutRedisIfOut(tuned, redisKey, key, permits, heard, false);
-            if (local != null) {
-                return CompletableFuture.completedFuture(local);
+            else {
+                reply = (reactiveBatches != null) ? reactiveBatches.execute(tuned.script(), tuned.codec(), redisKey, now(), permits)
+                        : reactive.execute(tuned.script(), redisKey, Arrays.asList(args(tuned, permits)));
             }
-            try {
-                scriptCalls.increment();
-                if (leaseCall != null) {
-                    // A lease call is never batched: it runs the algorithm twice, for this caller alone.
-                    reply = reactive.execute(Objects.requireNonNull(tuned.leaseScript()), redisKey, Arrays.asList(leaseArgs(tuned, permits)));
-                }
-                else {
-                    reply = (reactiveBatches != null) ? reactiveBatches.execute(tuned.script(), tuned.codec(), redisKey, now(), permits)
-                            : reactive.execute(tuned.script(), redisKey, Arrays.asList(args(tuned, permits)));
-                }
-            }
-            catch (RuntimeException ex) {
-                return CompletableFuture.completedFuture(afterFailure(tuned, redisKey, key, permits, heard, ex));
-            }
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.completedFuture(afterFailure(tuned, redisKey, key, permits, heard, ex));
         }
         finally {
             if (reply == null && leaseCall != null) {
                 // Never sent: the next call on the key may lease.
-                Objects.requireNonNull(leases).failed(leaseCall);
+                Objects.requireNonNull(tuned.leases()).failed(leaseCall);
             }
         }
         return reply.handle((answer, failure) -> {
             if (leaseCall != null) {
                 // First of all, so that nothing below can leave the key unable to lease.
                 if (failure == null) {
-                    Objects.requireNonNull(leases).leased(leaseCall, answer);
+                    Objects.requireNonNull(tuned.leases()).leased(leaseCall, answer);
                 }
                 else {
-                    Objects.requireNonNull(leases).failed(leaseCall);
+                    Objects.requireNonNull(tuned.leases()).failed(leaseCall);
                 }
             }
             if (failure != null) {
@@ -560,14 +573,14 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** Permits of {@code key} leased here and usable now; 0 when the limiter does not lease. */
     long leased(String key) {
-        Tuning tuned = tuned();
+        Tuning tuned = tuning.get();
         LocalLeases leases = tuned.leases();
         return (leases != null) ? leases.left(redisKey(key, tuned)) : 0;
     }
 
     @Override
     public Quota quota(String key) {
-        Tuning tuned = tuned();
+        Tuning tuned = tuning.get();
         if (availability.available()) {
             String redisKey = redisKey(key, tuned);
             try {
@@ -595,7 +608,7 @@ final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public boolean reset(String key) {
-        Tuning tuned = tuned();
+        Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
         if (!availability.available()) {
             throw new ResetFailedException(name, key, "Redis is unavailable (the limiters follow their failure policy); "
@@ -637,8 +650,8 @@ final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public Quota refund(String key, long permits) {
-        InMemoryRateLimiter.checkPermits(permits);
-        Tuning tuned = tuned();
+        LimiterArguments.checkPermits(permits);
+        Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
         if (!availability.available()) {
             throw new RefundFailedException(name, key, permits, "Redis is unavailable (the limiters follow their failure policy); "
@@ -729,7 +742,7 @@ final class RedisRateLimiter implements RateLimiter {
 
     /** The failure policy this limiter follows while Redis fails. */
     FailurePolicy failurePolicy() {
-        return tuned().policy();
+        return tuning.get().policy();
     }
 
     @Override

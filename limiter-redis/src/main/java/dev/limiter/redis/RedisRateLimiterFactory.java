@@ -12,6 +12,7 @@ import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import org.apache.commons.logging.Log;
@@ -552,7 +553,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** A plan's limiter: the plan is part of each of its Redis keys, so no other plan reads its state. */
     @Override
     public RateLimiter create(String name, String plan, RateLimiterConfig config) {
-        return new RedisRateLimiter(name, RateLimiterFactory.checkPlan(plan), config, tuner, redis, reactive, keyPrefix, clock, availability,
+        return new RedisRateLimiter(name, LimiterArguments.checkPlan(plan), config, tuner, redis, reactive, keyPrefix, clock, availability,
                 uncharged, listener, denyCache, batches, reactiveBatches);
     }
 }

@@ -19,7 +19,6 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterFactory;
-import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
@@ -349,23 +348,7 @@ class AlgorithmBehaviourTest {
             .isGreaterThan(needMillis - 2_000);
     }
 
-    @ParameterizedTest
-    @EnumSource(Algorithm.class)
-    void memoryKeysAreDroppedOnceIdle(Algorithm algorithm) {
-        InMemoryRateLimiter limiter = (InMemoryRateLimiter) limiter(Backend.MEMORY, algorithm, FIVE_PER_10S);
-        Decision a = limiter.tryAcquire("a", 3);
-        limiter.tryAcquire("b");
-        limiter.tryAcquire("c", 6); // never allowed: stores nothing
-        assertThat(limiter.keyCount()).isEqualTo(2);
-
-        clock.advance(a.resetAfter().minus(micros(1)));
-        assertThat(limiter.keyCount()).as("just before key a is idle").isPositive();
-
-        // Dropped as soon as they are idle, not a timer-wheel step later.
-        clock.advance(micros(1));
-        assertThat(limiter.keyCount()).isZero();
-        assertThat(limiter.tryAcquire("a").remaining()).isEqualTo(4);
-    }
+    // Memory keys dropped once idle: InMemoryRateLimiterTest (limiter-core), where the key count is visible.
 
     // 5. concurrency
 

@@ -13,7 +13,6 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.memory.InMemoryRateLimiter;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
@@ -357,7 +356,7 @@ class BucketAlgorithmsTest {
     /**
      * Shows a flaw of the shared layer, not of one algorithm: a state written while the clock is behind
      * its latest time matters until that latest time plus reset-after, but the key's expiry counts
-     * reset-after from the clock's reading. {@link InMemoryRateLimiter} (idle at now + ttl) then forgets
+     * reset-after from the clock's reading. {@code InMemoryRateLimiter} (idle at now + ttl) then forgets
      * the state early and hands out permits that are not there; Redis would too if its own clock stepped
      * back (PEXPIRE counts from Redis's now). Fails on MEMORY for every bucket algorithm; enable once
      * expiry counts from max(now, last).

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 import dev.limiter.RateLimiter;
-import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.Retuning;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.spring.LimiterConfigurationException;
 
 import org.apache.commons.logging.Log;
@@ -152,7 +152,7 @@ public final class LimiterRetuner {
         defined.forEach((name, definition) -> {
             if (registry.find(name).isEmpty()) {
                 try {
-                    added.put(RateLimiterFactory.checkName(name), definition);
+                    added.put(LimiterArguments.checkName(name), definition);
                 }
                 catch (IllegalArgumentException ex) {
                     throw new LimiterConfigurationException(LIMITERS + name, name, String.valueOf(ex.getMessage()), "Rename the limiter");

@@ -16,8 +16,8 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.RateLimiterFactory;
 import dev.limiter.RetunePolicy;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.LimiterPlans;
 import dev.limiter.spring.LimiterPlans.Setting;
@@ -115,7 +115,7 @@ final class PlanDefinitions {
         configured.getPlans().forEach((plan, planned) -> {
             String where = property(name, "plans." + plan);
             try {
-                RateLimiterFactory.checkPlan(plan);
+                LimiterArguments.checkPlan(plan);
             }
             catch (IllegalArgumentException ex) {
                 throw new LimiterConfigurationException(property(name, "plans"), plan, String.valueOf(ex.getMessage()), "Rename the plan");

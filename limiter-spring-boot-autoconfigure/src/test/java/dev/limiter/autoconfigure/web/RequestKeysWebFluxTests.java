@@ -1,15 +1,13 @@
 package dev.limiter.autoconfigure.web;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.security.Principal;
 import java.util.UUID;
-import java.util.function.Consumer;
 
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.web.WebStack.Application;
 import dev.limiter.spring.KeyResolver;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.RedisTest;
@@ -22,8 +20,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.assertj.AssertableReactiveWebApplicationContext;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.webflux.autoconfigure.HttpHandlerAutoConfiguration;
 import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
@@ -35,7 +31,6 @@ import org.springframework.security.authentication.UsernamePasswordAuthenticatio
 import org.springframework.security.core.authority.AuthorityUtils;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.stereotype.Component;
-import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
@@ -46,98 +41,60 @@ import reactor.core.publisher.Mono;
 
 /**
  * Keys from the request in WebFlux, on Redis through its reactive API. The exchange is reachable
- * only in the subscriber's context, so these keys are evaluated on subscription: clients behind a
- * trusted proxy are limited separately, a spoofed X-Forwarded-For from an untrusted peer gets no
- * bucket of its own, and #principal, #request and a KeyResolver work as in Spring MVC.
+ * only in the subscriber's context, so these keys are evaluated on subscription: the cases shared
+ * with Spring MVC ({@link RequestKeysCases}), a Flux keyed by the client of its subscription, and
+ * Spring Security's authentication in the subscriber's context before the exchange's principal.
  */
 @RedisTest
 @Timeout(60)
-class RequestKeysWebFluxTests {
+class RequestKeysWebFluxTests extends RequestKeysCases {
 
     private final ReactiveWebApplicationContextRunner contextRunner = new ReactiveWebApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, CodecsAutoConfiguration.class,
                 WebFluxAutoConfiguration.class, HttpHandlerAutoConfiguration.class, DataRedisAutoConfiguration.class,
                 LimiterAutoConfiguration.class, LimiterWebFluxAutoConfiguration.class))
         .withPropertyValues("spring.data.redis.url=" + TestRedis.shared().url(), "limiter.key-prefix=webflux-keys-" + UUID.randomUUID(),
-                "limiter.redis.timeout=5s", "limiter.client-ip.trusted-proxies=10.0.0.0/8, 2001:db8:ffff::/48")
+                "limiter.redis.timeout=5s", TRUSTED_PROXIES)
         .withBean(VirtualClock.class, VirtualClock::new)
         .withUserConfiguration(TestPeer.class, KeyedController.class);
 
-    @Test
-    void clientsBehindATrustedProxyGetSeparateLimits() {
-        this.contextRunner.run(withClient((client) -> {
-            get(client, "/by-ip", "10.0.0.5").header("X-Forwarded-For", "198.51.100.1").exchange().expectStatus().isOk();
-            get(client, "/by-ip", "10.0.0.5").header("X-Forwarded-For", "198.51.100.2").exchange().expectStatus().isOk();
-            get(client, "/by-ip", "10.0.0.7").header("X-Forwarded-For", "198.51.100.1").exchange()
-                .expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-            get(client, "/by-ip", "10.0.0.5").header("X-Forwarded-For", "198.51.100.2").exchange()
-                .expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-        }));
+    @Override
+    Application application() {
+        return WebStack.webFlux(this.contextRunner);
     }
 
-    @Test
-    void spoofedForwardedForFromAnUntrustedPeerGetsNoBucketOfItsOwn() {
-        this.contextRunner.run(withClient((client) -> {
-            get(client, "/by-ip", "203.0.113.9").header("X-Forwarded-For", "1.1.1.1").exchange().expectStatus().isOk();
-            get(client, "/by-ip", "203.0.113.9").header("X-Forwarded-For", "2.2.2.2").exchange()
-                .expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-        }));
+    /** Sees the ServerHttpRequest. */
+    @Override
+    KeyResolver apiKeyOrIp() {
+        return (call) -> {
+            ServerHttpRequest request = (ServerHttpRequest) call.request();
+            String apiKey = request.getHeaders().getFirst("X-Api-Key");
+            return (apiKey != null) ? "key:" + apiKey : "ip:" + call.clientIp();
+        };
+    }
+
+    @Override
+    Class<?> resolvedController() {
+        return ResolvedController.class;
     }
 
     @Test
     void fluxIsKeyedByTheClientOfItsSubscription() {
-        this.contextRunner.run(withClient((client) -> {
-            get(client, "/ticks", "2001:db8:1:2::1").exchange().expectStatus().isOk();
-            get(client, "/ticks", "2001:db8:1:2::2").exchange().expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-            get(client, "/ticks", "2001:db8:1:3::1").exchange().expectStatus().isOk();
-        }));
+        application().run((client, context) -> {
+            client.get("/ticks").from("2001:db8:1:2::1").send().isOk();
+            client.get("/ticks").from("2001:db8:1:2::2").send().hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+            client.get("/ticks").from("2001:db8:1:3::1").send().isOk();
+        });
     }
 
     @Test
-    void principalOfTheExchangeOrOfSpringSecurityKeysTheCall() {
-        this.contextRunner.run(withClient((client) -> {
-            client.get().uri("/by-user").header("X-Test-User", "alice").exchange().expectStatus().isOk();
-            client.get().uri("/by-user").header("X-Test-User", "alice").exchange().expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+    void springSecurityAuthenticationComesBeforeTheExchangesPrincipal() {
+        application().run((client, context) -> {
+            client.get("/by-user").principal("alice").send().isOk();
             // Spring Security's authentication in the subscriber's context comes before the exchange's principal.
-            client.get().uri("/by-user").header("X-Test-User", "bob").header("X-Test-Authentication", "alice").exchange()
-                .expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-            client.get().uri("/by-user").header("X-Test-User", "bob").exchange().expectStatus().isOk();
-            client.get().uri("/by-user").exchange().expectStatus().isBadRequest();
-        }));
-    }
-
-    @Test
-    void requestHeaderKeysTheCall() {
-        this.contextRunner.run(withClient((client) -> {
-            client.get().uri("/by-api-key").header("X-Api-Key", "k1").exchange().expectStatus().isOk();
-            client.get().uri("/by-api-key").header("X-Api-Key", "k1").exchange().expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-            client.get().uri("/by-api-key").header("X-Api-Key", "k2").exchange().expectStatus().isOk();
-        }));
-    }
-
-    @Test
-    void keyResolverSeesTheServerHttpRequest() {
-        this.contextRunner.withBean("apiKeyOrIp", KeyResolver.class, () -> (call) -> {
-            ServerHttpRequest request = (ServerHttpRequest) call.request();
-            String apiKey = request.getHeaders().getFirst("X-Api-Key");
-            return (apiKey != null) ? "key:" + apiKey : "ip:" + call.clientIp();
-        }).withUserConfiguration(ResolvedController.class).run(withClient((client) -> {
-            get(client, "/resolved", "203.0.113.1").exchange().expectStatus().isOk();
-            get(client, "/resolved", "203.0.113.1").exchange().expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
-            get(client, "/resolved", "203.0.113.1").header("X-Api-Key", "k1").exchange().expectStatus().isOk();
-            get(client, "/resolved", "203.0.113.2").exchange().expectStatus().isOk();
-        }));
-    }
-
-    private static WebTestClient.RequestHeadersSpec<?> get(WebTestClient client, String uri, String peer) {
-        return client.get().uri(uri).header("X-Test-Peer", peer);
-    }
-
-    private static ContextConsumer<AssertableReactiveWebApplicationContext> withClient(Consumer<WebTestClient> test) {
-        return (context) -> {
-            assertThat(context).hasNotFailed();
-            test.accept(WebTestClient.bindToApplicationContext(context).build());
-        };
+            client.get("/by-user").principal("bob").header("X-Test-Authentication", "alice").send().hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+            client.get("/by-user").principal("bob").send().isOk();
+        });
     }
 
     /**
@@ -150,8 +107,8 @@ class RequestKeysWebFluxTests {
 
         @Override
         public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-            String peer = exchange.getRequest().getHeaders().getFirst("X-Test-Peer");
-            String user = exchange.getRequest().getHeaders().getFirst("X-Test-User");
+            String peer = exchange.getRequest().getHeaders().getFirst(WebStack.PEER_HEADER);
+            String user = exchange.getRequest().getHeaders().getFirst(WebStack.PRINCIPAL_HEADER);
             String authenticated = exchange.getRequest().getHeaders().getFirst("X-Test-Authentication");
             ServerWebExchange mutated = exchange;
             if (peer != null) {
