@@ -22,9 +22,9 @@ import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.RetunePolicy;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.LimiterPlans;
-import dev.limiter.spring.LimiterPlans.Setting;
-import dev.limiter.spring.LimiterResolver;
+import dev.limiter.spring.internal.interceptor.LimiterPlans;
+import dev.limiter.spring.internal.interceptor.LimiterPlans.Setting;
+import dev.limiter.spring.internal.interceptor.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
 import org.apache.commons.logging.Log;

@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
 class ShadowModeTests {
 
     /** The logger of the Spring layer class that reports shadow rejections. */
-    private static final String SHADOW_LOGGER = "dev.limiter.spring.DecisionOutcomes";
+    private static final String SHADOW_LOGGER = "dev.limiter.spring.internal.DecisionOutcomes";
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))

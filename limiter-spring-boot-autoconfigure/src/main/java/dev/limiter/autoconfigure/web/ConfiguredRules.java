@@ -6,9 +6,9 @@ import java.util.List;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.RateLimitRule;
-import dev.limiter.spring.RateLimitRules;
-import dev.limiter.spring.RateLimitedMethods;
+import dev.limiter.spring.internal.web.RateLimitRule;
+import dev.limiter.spring.internal.web.RateLimitRules;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 
 /**
  * The rules of {@code limiter.rules}, checked: each names a limiter configured under

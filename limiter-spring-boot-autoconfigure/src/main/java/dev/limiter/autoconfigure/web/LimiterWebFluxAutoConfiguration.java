@@ -3,9 +3,9 @@ package dev.limiter.autoconfigure.web;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
-import dev.limiter.spring.RateLimitedMethods;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitExceededHandler;
-import dev.limiter.spring.web.RateLimitRuleWebFilter;
+import dev.limiter.spring.internal.web.RateLimitRuleWebFilter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
