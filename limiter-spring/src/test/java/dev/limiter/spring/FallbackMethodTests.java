@@ -1,4 +1,4 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -9,23 +9,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 
-/** Tests of {@code @RateLimited(fallbackMethod)}: resolved and checked at startup, called instead of failing. */
+/** Tests of {@code @RateLimited(fallbackMethod)}: resolved and checked at startup, called instead of failing, in a plain Spring application ({@link EnableRateLimiting}). */
 class FallbackMethodTests {
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))
+    private final RateLimitingContextRunner contextRunner = new RateLimitingContextRunner()
         .withBean(VirtualClock.class, VirtualClock::new);
 
     @Test
@@ -86,16 +81,6 @@ class FallbackMethodTests {
                 assertThat(context.getBean(ShadowModeTests.RecordedOutcomes.class).outcomes()).containsExactly(Outcome.ALLOWED,
                         Outcome.FALLBACK);
             });
-    }
-
-    @Test
-    void shadowModeWinsOverTheFallback() {
-        this.contextRunner.withBean(Quotes.class, Quotes::new).withPropertyValues("limiter.limiters.plain.shadow=true").run((context) -> {
-            Quotes quotes = context.getBean(Quotes.class);
-            assertThat(quotes.plain("ACME")).isEqualTo("ACME 100");
-            assertThat(quotes.plain("ACME")).isEqualTo("ACME 100");
-            assertThat(quotes.calls()).isEqualTo(2);
-        });
     }
 
     @Test

@@ -1,24 +1,21 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrderService;
-import dev.limiter.autoconfigure.RateLimitInterceptionTests.OrdersConfiguration;
-import dev.limiter.autoconfigure.RateLimitInterceptionTests.User;
-import dev.limiter.spring.MissingRateLimitKeyException;
+import dev.limiter.spring.RateLimitInterceptionTests.OrderService;
+import dev.limiter.spring.RateLimitInterceptionTests.OrdersConfiguration;
+import dev.limiter.spring.RateLimitInterceptionTests.User;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 
-/** Tests of {@code limiter.on-missing-key}: a key expression that yields null or empty text. */
+/** Tests of {@code limiter.on-missing-key}: a key expression that yields null or empty text, in a plain Spring application ({@link EnableRateLimiting}). */
 class MissingKeyTests {
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))
+    private final RateLimitingContextRunner contextRunner = new RateLimitingContextRunner()
         .withBean(VirtualClock.class, VirtualClock::new)
         .withUserConfiguration(OrdersConfiguration.class);
 
@@ -37,14 +34,13 @@ class MissingKeyTests {
     }
 
     @Test
-    void skipRunsTheCallWithoutLimiting() {
-        this.contextRunner.withPropertyValues("limiter.on-missing-key=skip").run((context) -> {
+    void skipOfTheAnnotationRunsTheCallWithoutLimiting() {
+        this.contextRunner.withEnabling(SkipMissingKeys.class).run((context) -> {
             OrderService orders = context.getBean(OrderService.class);
             for (int i = 0; i < 10; i++) {
                 orders.list(new User(null));
             }
             assertThat(orders.calls()).isEqualTo(10);
-            // Calls with a key are limited as before (2 per minute).
             orders.list(new User("alice"));
             orders.list(new User("alice"));
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list(new User("alice")));
@@ -52,14 +48,23 @@ class MissingKeyTests {
     }
 
     @Test
-    void sharedLimitsEveryKeylessCallUnderOneKey() {
-        this.contextRunner.withPropertyValues("limiter.on-missing-key=shared").run((context) -> {
+    void sharedOfTheAnnotationLimitsEveryKeylessCallUnderOneKey() {
+        this.contextRunner.withEnabling(ShareMissingKeys.class).run((context) -> {
             OrderService orders = context.getBean(OrderService.class);
             orders.list(new User(null));
             orders.list(new User(""));
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list(new User(null)));
-            // A user with a key has a limit of its own.
             orders.list(new User("alice"));
         });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableRateLimiting(onMissingKey = MissingKeyPolicy.SKIP)
+    static class SkipMissingKeys extends RateLimitingContextRunner.MemoryBackend {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableRateLimiting(onMissingKey = MissingKeyPolicy.SHARED)
+    static class ShareMissingKeys extends RateLimitingContextRunner.MemoryBackend {
     }
 }

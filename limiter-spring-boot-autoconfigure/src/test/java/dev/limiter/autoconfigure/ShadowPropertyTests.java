@@ -27,8 +27,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Tests of shadow mode: decisions are made and permits taken, but rejected calls proceed. */
-class ShadowModeTests {
+/** Tests of shadow mode: decisions are made and permits taken, but rejected calls proceed: what Spring Boot's properties change (the interception itself is tested in limiter-spring). */
+class ShadowPropertyTests {
 
     /** The logger of the Spring layer class that reports shadow rejections. */
     private static final String SHADOW_LOGGER = "dev.limiter.spring.internal.DecisionOutcomes";
@@ -38,22 +38,6 @@ class ShadowModeTests {
         .withBean(VirtualClock.class, VirtualClock::new)
         .withBean(RecordedOutcomes.class, RecordedOutcomes::new)
         .withUserConfiguration(ReportsConfiguration.class);
-
-    @Test
-    void annotatedShadowLimiterLetsRejectedCallsProceedButTakesPermits() {
-        this.contextRunner.run((context) -> {
-            ReportService reports = context.getBean(ReportService.class);
-            for (int i = 0; i < 5; i++) {
-                assertThat(reports.shadowed("alice")).isEqualTo("report for alice");
-            }
-            assertThat(reports.calls()).isEqualTo(5);
-            assertThat(context.getBean(RecordedOutcomes.class).outcomes()).containsExactly(Outcome.ALLOWED, Outcome.ALLOWED,
-                    Outcome.SHADOW_REJECTED, Outcome.SHADOW_REJECTED, Outcome.SHADOW_REJECTED);
-            // The permits were taken in the backend as usual.
-            Decision decision = context.getBean(RateLimiterRegistry.class).get("shadowed").tryAcquire("alice");
-            assertThat(decision.rejected()).isTrue();
-        });
-    }
 
     @Test
     void configuredShadowOverridesTheAnnotation() {
@@ -76,55 +60,6 @@ class ShadowModeTests {
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> reports.shadowed("alice"));
             assertThat(context.getBean(RecordedOutcomes.class).outcomes()).endsWith(Outcome.REJECTED);
         });
-    }
-
-    @Test
-    void limitersWithoutShadowStillReject() {
-        this.contextRunner.run((context) -> {
-            ReportService reports = context.getBean(ReportService.class);
-            reports.enforced("alice");
-            reports.enforced("alice");
-            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> reports.enforced("alice"));
-            assertThat(reports.calls()).isEqualTo(2);
-        });
-    }
-
-    @Test
-    void shadowRejectionIsLoggedAtDebugWithTheKey() {
-        ListAppender<ILoggingEvent> events = capture(Level.DEBUG);
-        try {
-            this.contextRunner.run((context) -> {
-                ReportService reports = context.getBean(ReportService.class);
-                for (int i = 0; i < 3; i++) {
-                    reports.shadowed("alice");
-                }
-            });
-            assertThat(events.list).singleElement().satisfies((event) -> {
-                assertThat(event.getLevel()).isEqualTo(Level.DEBUG);
-                assertThat(event.getFormattedMessage()).contains("'shadowed'").contains("'alice'")
-                    .contains("ReportService.shadowed(String)");
-            });
-        }
-        finally {
-            release(events);
-        }
-    }
-
-    @Test
-    void shadowRejectionLogsNothingAboveDebug() {
-        ListAppender<ILoggingEvent> events = capture(Level.INFO);
-        try {
-            this.contextRunner.run((context) -> {
-                ReportService reports = context.getBean(ReportService.class);
-                for (int i = 0; i < 3; i++) {
-                    reports.shadowed("alice");
-                }
-            });
-            assertThat(events.list).isEmpty();
-        }
-        finally {
-            release(events);
-        }
     }
 
     private static ListAppender<ILoggingEvent> capture(Level level) {

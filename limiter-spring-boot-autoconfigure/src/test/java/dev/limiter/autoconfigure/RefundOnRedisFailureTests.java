@@ -32,14 +32,11 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * {@code @RateLimited(refundOn)}: a call failing with one of those exceptions gives back the permits it
- * took, whatever it returns (a plain value, a {@code CompletionStage}, a {@code Mono} or {@code Flux});
- * its exception reaches the caller unchanged, also when the refund fails; a call that took nothing
- * (rejected, also in shadow mode) gives nothing back. On real Redis; the application's executor runs
- * the asynchronous refunds on the thread that signals, so each is done when the call's failure is seen.
+ * {@code @RateLimited(refundOn)} while Redis fails, with Spring Boot's Redis and failure-policy properties: a
+ * refund that fails never hides the call's own exception. The rest of refundOn is tested in limiter-spring.
  */
 @RedisTest
-class RefundOnTests {
+class RefundOnRedisFailureTests {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LimiterAutoConfiguration.class))
@@ -47,90 +44,6 @@ class RefundOnTests {
         .withBean(VirtualClock.class, VirtualClock::new)
         .withBean("applicationTaskExecutor", Executor.class, () -> Runnable::run)
         .withUserConfiguration(DownstreamConfiguration.class);
-
-    @Test
-    void aFailureNamedInRefundOnGivesThePermitsBackAndIsThrownUnchanged() {
-        this.contextRunner.run((context) -> {
-            Downstream downstream = context.getBean(Downstream.class);
-            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
-            IOException unavailable = new FileNotFoundException("downstream is down");
-
-            assertThatThrownBy(() -> downstream.call("alice", 2, unavailable)).as("a subclass of IOException").isSameAs(unavailable);
-            assertThat(registry.get("downstream").quota("alice").remaining()).as("both permits back").isEqualTo(3);
-
-            IllegalArgumentException bug = new IllegalArgumentException("not ours to refund");
-            assertThatThrownBy(() -> downstream.call("alice", 2, bug)).isSameAs(bug);
-            assertThat(registry.get("downstream").quota("alice").remaining()).as("kept: not named in refundOn").isEqualTo(1);
-
-            assertThat(downstream.call("alice", 1, null)).isEqualTo("ok");
-            assertThat(registry.get("downstream").quota("alice").remaining()).isZero();
-        });
-    }
-
-    @Test
-    void aRejectedCallTookNothingAndGivesNothingBack() {
-        this.contextRunner.run((context) -> {
-            Downstream downstream = context.getBean(Downstream.class);
-            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
-            downstream.anything("bob");
-            downstream.anything("bob");
-            // refundOn names RuntimeException, which a rejection is: still nothing goes back.
-            assertThatThrownBy(() -> downstream.anything("bob")).isInstanceOf(RateLimitExceededException.class);
-            assertThat(registry.get("strict").quota("bob").remaining()).isZero();
-        });
-    }
-
-    @Test
-    void aShadowLimiterGetsBackWhatItAdmittedButNotWhatItRejected() {
-        this.contextRunner.run((context) -> {
-            Downstream downstream = context.getBean(Downstream.class);
-            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
-            IOException unavailable = new IOException("down");
-            assertThatThrownBy(() -> downstream.shadowed("carol", unavailable)).isSameAs(unavailable);
-            assertThat(registry.get("shadowed").quota("carol").remaining()).as("admitted, then given back").isEqualTo(1);
-
-            downstream.shadowed("carol", null);
-            assertThatThrownBy(() -> downstream.shadowed("carol", unavailable)).as("rejected, proceeding in shadow mode")
-                .isSameAs(unavailable);
-            assertThat(registry.get("shadowed").quota("carol").remaining()).as("it took nothing to give back").isZero();
-        });
-    }
-
-    @Test
-    void aFailedStageGivesThePermitsBack() {
-        this.contextRunner.run((context) -> {
-            Downstream downstream = context.getBean(Downstream.class);
-            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
-            IOException unavailable = new IOException("down");
-
-            CompletableFuture<String> failed = downstream.callAsync("dave", unavailable).toCompletableFuture();
-
-            assertThatThrownBy(failed::get).isInstanceOf(ExecutionException.class).cause().isSameAs(unavailable);
-            assertThat(registry.get("downstream-async").quota("dave").remaining()).isEqualTo(2);
-            assertThat(downstream.callAsync("dave", null).toCompletableFuture().join()).isEqualTo("ok");
-            assertThat(registry.get("downstream-async").quota("dave").remaining()).isEqualTo(1);
-        });
-    }
-
-    @Test
-    void anErrorSignalGivesTheSubscriptionsPermitsBack() {
-        this.contextRunner.run((context) -> {
-            Downstream downstream = context.getBean(Downstream.class);
-            RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
-            IOException unavailable = new IOException("down");
-
-            StepVerifier.create(downstream.callReactive("erin", unavailable)).expectErrorSatisfies((ex) -> assertThat(ex).isSameAs(unavailable))
-                .verify(Duration.ofSeconds(10));
-            assertThat(registry.get("downstream-reactive").quota("erin").remaining()).isEqualTo(2);
-
-            StepVerifier.create(downstream.stream("erin", unavailable)).expectNext("first").expectErrorSatisfies((ex) -> assertThat(ex).isSameAs(unavailable))
-                .verify(Duration.ofSeconds(10));
-            assertThat(registry.get("downstream-reactive").quota("erin").remaining()).as("after some values too").isEqualTo(2);
-
-            StepVerifier.create(downstream.callReactive("erin", null)).expectNext("ok").verifyComplete();
-            assertThat(registry.get("downstream-reactive").quota("erin").remaining()).isEqualTo(1);
-        });
-    }
 
     @Test
     void aRefundThatFailsNeverHidesTheCallsOwnException() {

@@ -1,4 +1,4 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -13,21 +13,17 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Tests of {@code @RateLimited} interception on the in-memory backend, with time from a virtual clock. */
+/** Tests of {@code @RateLimited} interception on the in-memory backend, with time from a virtual clock, in a plain Spring application ({@link EnableRateLimiting}). */
 class RateLimitInterceptionTests {
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))
+    private final RateLimitingContextRunner contextRunner = new RateLimitingContextRunner()
         .withBean(VirtualClock.class, VirtualClock::new);
 
     @Test
@@ -66,57 +62,6 @@ class RateLimitInterceptionTests {
             orders.list(alice);
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list(alice));
         });
-    }
-
-    @Test
-    void configuredLimitOverridesTheAnnotation() {
-        this.contextRunner.withUserConfiguration(OrdersConfiguration.class)
-            .withPropertyValues("limiter.limiters.orders.limit=3")
-            .run((context) -> {
-                OrderService orders = context.getBean(OrderService.class);
-                User alice = new User("alice");
-                for (int i = 0; i < 3; i++) {
-                    orders.list(alice);
-                }
-                assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> orders.list(alice))
-                    .satisfies((ex) -> assertThat(ex.getDecision().limit()).isEqualTo(3));
-                RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("orders");
-                assertThat(limiter.limits()).containsExactly(LimitSpec.of(3, Duration.ofMinutes(1)));
-            });
-    }
-
-    @Test
-    void configuredLimitAndWindowOverrideTheAnnotationWhoseAlgorithmStillApplies() {
-        this.contextRunner.withUserConfiguration(ReportsConfiguration.class)
-            .withPropertyValues("limiter.limiters.reports.limit=3", "limiter.limiters.reports.window=10s")
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("reports");
-                assertThat(limiter.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
-                assertThat(limiter.limits()).containsExactly(LimitSpec.of(3, Duration.ofSeconds(10)));
-            });
-    }
-
-    @Test
-    void configuredLimitAndWindowKeepTheAnnotationsBurst() {
-        this.contextRunner.withUserConfiguration(ReportsConfiguration.class)
-            .withPropertyValues("limiter.limiters.bursty.limit=3", "limiter.limiters.bursty.window=10s")
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("bursty");
-                assertThat(limiter.limits()).containsExactly(new LimitSpec(3, Duration.ofSeconds(10), 6));
-            });
-    }
-
-    @Test
-    void configuredAlgorithmOverridesTheAnnotation() {
-        this.contextRunner.withUserConfiguration(ReportsConfiguration.class)
-            .withPropertyValues("limiter.limiters.reports.algorithm=token-bucket")
-            .run((context) -> {
-                RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("reports");
-                assertThat(limiter.algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
-                assertThat(limiter.limits()).containsExactly(LimitSpec.of(2, Duration.ofMinutes(1)));
-            });
     }
 
     @Test

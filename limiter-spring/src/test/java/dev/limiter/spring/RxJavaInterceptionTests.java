@@ -1,4 +1,4 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,10 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.autoconfigure.AsyncInterceptionTests.RecordedOutcomes;
-import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.MissingRateLimitKeyException;
-import dev.limiter.spring.RateLimited;
+import dev.limiter.spring.AsyncInterceptionTests.RecordedOutcomes;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
@@ -25,10 +22,6 @@ import io.reactivex.rxjava3.observers.TestObserver;
 import io.reactivex.rxjava3.subscribers.TestSubscriber;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -45,11 +38,7 @@ class RxJavaInterceptionTests {
 
     private static final long WAIT_SECONDS = 10;
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
-                LimiterAutoConfiguration.class))
-        .withPropertyValues(TestRedisProperties.withKeyPrefix(TestRedisProperties.uniqueKeyPrefix()))
-        .withPropertyValues("limiter.redis.timeout=5s")
+    private final RateLimitingContextRunner contextRunner = new RateLimitingContextRunner().onRedis()
         .withBean(VirtualClock.class, VirtualClock::new)
         .withBean(RecordedOutcomes.class, RecordedOutcomes::new)
         .withUserConfiguration(RxQuotesConfiguration.class);
@@ -194,7 +183,7 @@ class RxJavaInterceptionTests {
     @Test
     void aSubtypeOfSingleFailsStartup() {
         this.contextRunner.withUserConfiguration(OwnSingleConfiguration.class).run((context) -> {
-            assertThat(context).hasFailed();
+            assertThat(context.startupFailure()).isNotNull();
             assertThat(context.getStartupFailure()).rootCause()
                 .isInstanceOf(LimiterConfigurationException.class)
                 .hasMessageContaining("@RateLimited on OwnSingles.job(String)")
