@@ -1,7 +1,5 @@
 package dev.limiter.spring;
 
-import java.util.Map;
-
 import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
@@ -9,7 +7,6 @@ import dev.limiter.spring.internal.interceptor.RateLimitedAdvisingPostProcessor;
 import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.web.ClientIpResolver;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -17,6 +14,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportAware;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
@@ -34,10 +32,10 @@ class RateLimitingConfiguration implements ImportAware {
 
     @Override
     public void setImportMetadata(AnnotationMetadata importMetadata) {
-        @Nullable Map<String, @Nullable Object> attributes = importMetadata.getAnnotationAttributes(EnableRateLimiting.class.getName());
+        AnnotationAttributes attributes = AnnotationAttributes.fromMap(importMetadata.getAnnotationAttributes(EnableRateLimiting.class.getName()));
         if (attributes != null) {
-            this.onMissingKey = (MissingKeyPolicy) attributes.get("onMissingKey");
-            this.headerFields = Boolean.TRUE.equals(attributes.get("headerFields"));
+            this.onMissingKey = attributes.getEnum("onMissingKey");
+            this.headerFields = attributes.getBoolean("headerFields");
         }
     }
 
