@@ -2,13 +2,11 @@ package dev.limiter.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Algorithm;
-import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
@@ -17,7 +15,6 @@ import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -159,133 +156,6 @@ class ConfiguredLimitsOverAnnotationTests {
 
         @RateLimited(name = "bursty", limit = 2, window = "1m", burst = 6)
         public void burst() {
-        }
-
-    }
-
-    /** Names its parameter differently from the implementation, whose names the key uses. */
-    interface Greeter {
-
-        String greet(String who);
-
-    }
-
-    static class PoliteGreeter implements Greeter {
-
-        @Override
-        @RateLimited(name = "greetings", key = "#name", limit = 1, window = "1m")
-        public String greet(String name) {
-            return "Hello " + name;
-        }
-
-    }
-
-    interface Quotes {
-
-        @RateLimited(name = "quotes", key = "#symbol", limit = 1, window = "1m")
-        String quote(String symbol);
-
-    }
-
-    static class FixedQuotes implements Quotes {
-
-        @Override
-        public String quote(String symbol) {
-            return symbol + " 100";
-        }
-
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class GreetingConfiguration {
-
-        @Bean
-        Greeter greeter() {
-            return new PoliteGreeter();
-        }
-
-        @Bean
-        Quotes quotes() {
-            return new FixedQuotes();
-        }
-
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class CatalogConfiguration {
-
-        @Bean
-        CatalogService catalogService() {
-            return new CatalogService();
-        }
-
-        @Bean
-        Inventory inventory() {
-            return new WarehouseInventory();
-        }
-
-    }
-
-    @RateLimited(name = "catalog", limit = 1, window = "1m")
-    static class CatalogService {
-
-        public void browse() {
-        }
-
-        public void details() {
-        }
-
-        @RateLimited(name = "search", limit = 3, window = "1m")
-        public void search() {
-        }
-
-        void internal() {
-        }
-
-        @Override
-        public String toString() {
-            return "catalog";
-        }
-
-    }
-
-    /** Declares equals, hashCode and toString, so that the interface proxy passes them to the target. */
-    interface Inventory {
-
-        int count();
-
-        @Override
-        boolean equals(Object other);
-
-        @Override
-        int hashCode();
-
-        @Override
-        String toString();
-
-    }
-
-    @RateLimited(name = "inventory", limit = 1, window = "1m")
-    static class WarehouseInventory implements Inventory {
-
-        @Override
-        public int count() {
-            return 7;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other == this;
-        }
-
-        @Override
-        public int hashCode() {
-            return 42;
-        }
-
-        @Override
-        public String toString() {
-            return "inventory";
         }
 
     }

@@ -1,15 +1,11 @@
 package dev.limiter.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
@@ -17,9 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.core.NestedExceptionUtils;
 
 /** Tests of {@code @RateLimited(fallbackMethod)}: resolved and checked at startup, called instead of failing: what Spring Boot's properties change (the interception itself is tested in limiter-spring). */
 class FallbackShadowPropertyTests {
@@ -36,13 +29,6 @@ class FallbackShadowPropertyTests {
             assertThat(quotes.plain("ACME")).isEqualTo("ACME 100");
             assertThat(quotes.calls()).isEqualTo(2);
         });
-    }
-
-    private static LimiterConfigurationException failure(Throwable startupFailure) {
-        assertThat(startupFailure).isNotNull();
-        Throwable cause = NestedExceptionUtils.getMostSpecificCause(startupFailure);
-        assertThat(cause).isInstanceOf(LimiterConfigurationException.class);
-        return (LimiterConfigurationException) cause;
     }
 
     static class Quotes {
@@ -101,71 +87,6 @@ class FallbackShadowPropertyTests {
 
         String noCache(String symbol) throws IOException {
             throw new IOException("no cache for " + symbol);
-        }
-
-    }
-
-    interface Greeter {
-
-        String greet(String who);
-
-    }
-
-    static class PoliteGreeter implements Greeter {
-
-        @Override
-        @RateLimited(name = "greetings", key = "#name", limit = 1, window = "1m", fallbackMethod = "later")
-        public String greet(String name) {
-            return "Hello " + name;
-        }
-
-        String later(String name) {
-            return "Later, " + name;
-        }
-
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class GreeterConfiguration {
-
-        @Bean
-        Greeter greeter() {
-            return new PoliteGreeter();
-        }
-
-    }
-
-    static class Missing {
-
-        @RateLimited(name = "missing", limit = 1, window = "1m", fallbackMethod = "nowhere")
-        public String quote(String symbol, int size) {
-            return symbol;
-        }
-
-    }
-
-    static class WrongParameters {
-
-        @RateLimited(name = "wrong-parameters", limit = 1, window = "1m", fallbackMethod = "cached")
-        public String quote(String symbol) {
-            return symbol;
-        }
-
-        String cached(int symbol) {
-            return "cached";
-        }
-
-    }
-
-    static class WrongReturnType {
-
-        @RateLimited(name = "wrong-return", limit = 1, window = "1m", fallbackMethod = "cached")
-        public List<String> quotes(String symbol) {
-            return List.of(symbol);
-        }
-
-        Integer cached(String symbol) {
-            return 0;
         }
 
     }

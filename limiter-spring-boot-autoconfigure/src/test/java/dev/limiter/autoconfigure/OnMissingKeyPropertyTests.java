@@ -7,7 +7,6 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.autoconfigure.ConfiguredLimitsOverAnnotationTests.OrderService;
 import dev.limiter.autoconfigure.ConfiguredLimitsOverAnnotationTests.OrdersConfiguration;
 import dev.limiter.autoconfigure.ConfiguredLimitsOverAnnotationTests.User;
-import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;

@@ -3,21 +3,16 @@ package dev.limiter.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 import dev.limiter.Algorithm;
-import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
-import dev.limiter.test.VirtualClock;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
@@ -37,13 +32,6 @@ import reactor.test.StepVerifier;
  */
 @RedisTest
 class RefundOnRedisFailureTests {
-
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LimiterAutoConfiguration.class))
-        .withPropertyValues(TestRedisProperties.withKeyPrefix(TestRedisProperties.uniqueKeyPrefix()))
-        .withBean(VirtualClock.class, VirtualClock::new)
-        .withBean("applicationTaskExecutor", Executor.class, () -> Runnable::run)
-        .withUserConfiguration(DownstreamConfiguration.class);
 
     @Test
     void aRefundThatFailsNeverHidesTheCallsOwnException() {

@@ -7,21 +7,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.Outcome;
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -31,8 +24,6 @@ import org.springframework.context.annotation.Configuration;
 class ShadowPropertyTests {
 
     /** The logger of the Spring layer class that reports shadow rejections. */
-    private static final String SHADOW_LOGGER = "dev.limiter.spring.internal.DecisionOutcomes";
-
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(LimiterAutoConfiguration.class))
         .withBean(VirtualClock.class, VirtualClock::new)
@@ -60,21 +51,6 @@ class ShadowPropertyTests {
             assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> reports.shadowed("alice"));
             assertThat(context.getBean(RecordedOutcomes.class).outcomes()).endsWith(Outcome.REJECTED);
         });
-    }
-
-    private static ListAppender<ILoggingEvent> capture(Level level) {
-        Logger logger = (Logger) LoggerFactory.getLogger(SHADOW_LOGGER);
-        logger.setLevel(level);
-        ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        appender.start();
-        logger.addAppender(appender);
-        return appender;
-    }
-
-    private static void release(ListAppender<ILoggingEvent> appender) {
-        Logger logger = (Logger) LoggerFactory.getLogger(SHADOW_LOGGER);
-        logger.detachAppender(appender);
-        logger.setLevel(null);
     }
 
     /** Keeps every outcome, in order. */
