@@ -5,24 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 
 import dev.limiter.RateLimitExceededException;
-import dev.limiter.autoconfigure.LimiterAutoConfiguration;
-import dev.limiter.autoconfigure.web.LimiterWebMvcAutoConfiguration;
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.memory.InMemoryRateLimiterFactory;
+import dev.limiter.spring.EnableRateLimiting;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
-import org.springframework.boot.test.context.runner.ContextConsumer;
-import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
-import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockServletContext;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
 import org.springframework.util.function.ThrowingConsumer;
 import org.springframework.web.bind.annotation.ControllerAdvice;
@@ -31,17 +27,16 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.support.AnnotationConfigWebApplicationContext;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
-/** Tests that a rejected call to a Spring MVC controller becomes a 429 problem detail with Retry-After. */
+/**
+ * Tests that a rejected call to a Spring MVC controller becomes a 429 problem detail with Retry-After, in a
+ * plain Spring MVC application ({@code @EnableWebMvc}, {@link EnableRateLimiting}) declaring the handler.
+ */
 class RateLimitExceededHandlerTests {
 
-    private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class,
-                DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class, LimiterAutoConfiguration.class,
-                LimiterWebMvcAutoConfiguration.class))
-        // A clock that stands still makes Retry-After exact.
-        .withBean(VirtualClock.class, VirtualClock::new)
-        .withUserConfiguration(OrdersController.class);
+    private final WebContext contextRunner = new WebContext(OrdersController.class);
 
     @Test
     void rejectedCallIsTooManyRequestsWithRetryAfterRoundedUp() {
@@ -117,11 +112,57 @@ class RateLimitExceededHandlerTests {
         assertThat(RateLimitExceededHandler.retryAfterSeconds(Duration.ofHours(1))).isEqualTo(3600);
     }
 
-    private static ContextConsumer<AssertableWebApplicationContext> withMvc(ThrowingConsumer<MockMvcTester> test) {
-        return (context) -> {
-            assertThat(context).hasNotFailed();
-            test.acceptWithException(MockMvcTester.from(context));
-        };
+    /** Each test as it read under Spring Boot's runner: with the MockMvc of the started application. */
+    private static ThrowingConsumer<MockMvcTester> withMvc(ThrowingConsumer<MockMvcTester> test) {
+        return test;
+    }
+
+    /** A Spring MVC application of the given beans, started for one test and closed after it. */
+    private record WebContext(Class<?>... beans) {
+
+        WebContext withUserConfiguration(Class<?> bean) {
+            Class<?>[] more = java.util.Arrays.copyOf(beans, beans.length + 1);
+            more[beans.length] = bean;
+            return new WebContext(more);
+        }
+
+        void run(ThrowingConsumer<MockMvcTester> test) {
+            try (AnnotationConfigWebApplicationContext context = new AnnotationConfigWebApplicationContext()) {
+                context.setServletContext(new MockServletContext());
+                context.register(WebConfiguration.class);
+                context.register(beans);
+                context.refresh();
+                test.acceptWithException(MockMvcTester.from(context));
+            }
+            catch (RuntimeException | Error ex) {
+                throw ex;
+            }
+            catch (Exception ex) {
+                throw new AssertionError(ex);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableWebMvc
+    @EnableRateLimiting
+    static class WebConfiguration {
+
+        /** A clock that stands still makes Retry-After exact. */
+        @Bean
+        VirtualClock clock() {
+            return new VirtualClock();
+        }
+
+        @Bean
+        RateLimiterRegistry rateLimiterRegistry(VirtualClock clock) {
+            return new RateLimiterRegistry(InMemoryRateLimiterFactory.builder().clock(clock).build());
+        }
+
+        @Bean
+        RateLimitExceededHandler rateLimitExceededHandler(RateLimiterRegistry registry) {
+            return new RateLimitExceededHandler(registry);
+        }
     }
 
     @RestController
