@@ -2,7 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.util.List;
 
-import dev.limiter.spring.ClientIpResolver;
+import dev.limiter.spring.web.ClientIpResolver;
 import dev.limiter.spring.LimiterConfigurationException;
 
 /** Builds the {@link ClientIpResolver} of {@code limiter.client-ip.*}, naming the property of a bad value. */

@@ -3,9 +3,9 @@ package dev.limiter.autoconfigure;
 import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.spring.ClientIpResolver;
-import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
-import dev.limiter.spring.RateLimitedMethods;
+import dev.limiter.spring.web.ClientIpResolver;
+import dev.limiter.spring.internal.interceptor.RateLimitedAdvisingPostProcessor;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

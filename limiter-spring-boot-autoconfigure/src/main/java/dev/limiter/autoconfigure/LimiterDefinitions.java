@@ -16,8 +16,8 @@ import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.LimiterPlans;
-import dev.limiter.spring.LimiterResolver;
+import dev.limiter.spring.internal.interceptor.LimiterPlans;
+import dev.limiter.spring.internal.interceptor.LimiterResolver;
 import dev.limiter.spring.RateLimited;
 
 import org.jspecify.annotations.Nullable;

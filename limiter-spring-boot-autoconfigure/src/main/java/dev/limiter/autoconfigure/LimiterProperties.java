@@ -9,7 +9,7 @@ import java.util.Map;
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
 import dev.limiter.RetunePolicy;
-import dev.limiter.spring.ClientIpResolver.ForwardedHeader;
+import dev.limiter.spring.web.ClientIpResolver.ForwardedHeader;
 import dev.limiter.spring.MissingKeyPolicy;
 
 import org.jspecify.annotations.Nullable;

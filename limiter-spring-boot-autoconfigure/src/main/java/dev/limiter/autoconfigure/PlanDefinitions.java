@@ -19,8 +19,8 @@ import dev.limiter.RateLimiterConfig;
 import dev.limiter.RetunePolicy;
 import dev.limiter.internal.LimiterArguments;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.LimiterPlans;
-import dev.limiter.spring.LimiterPlans.Setting;
+import dev.limiter.spring.internal.interceptor.LimiterPlans;
+import dev.limiter.spring.internal.interceptor.LimiterPlans.Setting;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.ParseException;

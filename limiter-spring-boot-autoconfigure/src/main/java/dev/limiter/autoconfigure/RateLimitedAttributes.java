@@ -8,7 +8,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.LimitSpec;
 import dev.limiter.autoconfigure.internal.LimitNotation;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.LimiterPlans.Setting;
+import dev.limiter.spring.internal.interceptor.LimiterPlans.Setting;
 import dev.limiter.spring.RateLimited;
 
 import org.jspecify.annotations.Nullable;

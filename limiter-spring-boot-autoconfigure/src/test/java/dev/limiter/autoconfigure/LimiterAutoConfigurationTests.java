@@ -14,7 +14,7 @@ import dev.limiter.memory.InMemoryRateLimiterFactory;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
-import dev.limiter.spring.RateLimitedAdvisingPostProcessor;
+import dev.limiter.spring.internal.interceptor.RateLimitedAdvisingPostProcessor;
 import dev.limiter.test.RedisTest;
 
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,6 @@ package dev.limiter.autoconfigure
 
 import dev.limiter.Outcome
 import dev.limiter.RateLimitExceededException
-import dev.limiter.autoconfigure.AsyncInterceptionTests.RecordedOutcomes
 import dev.limiter.spring.MissingRateLimitKeyException
 import dev.limiter.spring.RateLimited
 import dev.limiter.test.RedisTest

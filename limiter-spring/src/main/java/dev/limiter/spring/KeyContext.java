@@ -14,13 +14,30 @@ public final class KeyContext {
 
     private final @Nullable Object target;
 
-    private final CallRequest request;
+    private final @Nullable Object request;
 
-    KeyContext(Method method, @Nullable Object[] arguments, @Nullable Object target, CallRequest request) {
+    private final @Nullable Principal principal;
+
+    private final @Nullable String clientIp;
+
+    /**
+     * A call as the interception sees it; public so that a resolver can be tested with calls of its own.
+     *
+     * @param method the limited method
+     * @param arguments the call's arguments
+     * @param target the object called
+     * @param request the HTTP request the call serves, null outside one
+     * @param principal who is authenticated, null for nobody
+     * @param clientIp the client's address, null outside a request
+     */
+    public KeyContext(Method method, @Nullable Object[] arguments, @Nullable Object target, @Nullable Object request,
+            @Nullable Principal principal, @Nullable String clientIp) {
         this.method = method;
         this.arguments = arguments;
         this.target = target;
         this.request = request;
+        this.principal = principal;
+        this.clientIp = clientIp;
     }
 
     /** The limited method, as declared on the target's class. */
@@ -44,7 +61,7 @@ public final class KeyContext {
      * outside a request.
      */
     public @Nullable Object request() {
-        return request.request();
+        return request;
     }
 
     /**
@@ -52,11 +69,11 @@ public final class KeyContext {
      * counts as none), else the request's user principal; null for nobody.
      */
     public @Nullable Principal principal() {
-        return request.principal();
+        return principal;
     }
 
     /** The client's address, as for {@code #clientIp}; null outside a request. */
     public @Nullable String clientIp() {
-        return request.clientIp();
+        return clientIp;
     }
 }

@@ -9,7 +9,7 @@ import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.autoconfigure.internal.ConfiguredRules;
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.redis.RedisRateLimiterFactory;
-import dev.limiter.spring.RateLimitRule;
+import dev.limiter.spring.internal.web.RateLimitRule;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

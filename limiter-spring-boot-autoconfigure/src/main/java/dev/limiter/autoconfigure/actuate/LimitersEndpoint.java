@@ -22,7 +22,7 @@ import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.autoconfigure.internal.LimitNotation;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.RateLimitRule;
+import dev.limiter.spring.internal.web.RateLimitRule;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;

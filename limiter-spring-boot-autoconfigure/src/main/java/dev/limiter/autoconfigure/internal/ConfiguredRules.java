@@ -5,8 +5,8 @@ import java.util.List;
 
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.spring.LimiterConfigurationException;
-import dev.limiter.spring.RateLimitRule;
-import dev.limiter.spring.RateLimitRules;
+import dev.limiter.spring.internal.web.RateLimitRule;
+import dev.limiter.spring.internal.web.RateLimitRules;
 
 /**
  * The rules of {@code limiter.rules}, checked: each names a limiter configured under

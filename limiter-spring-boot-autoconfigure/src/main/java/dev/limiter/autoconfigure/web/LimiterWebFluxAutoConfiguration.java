@@ -4,10 +4,10 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.internal.ConfiguredRules;
-import dev.limiter.spring.RateLimitRules;
-import dev.limiter.spring.RateLimitedMethods;
+import dev.limiter.spring.internal.web.RateLimitRules;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.web.RateLimitExceededHandler;
-import dev.limiter.spring.web.RateLimitRuleWebFilter;
+import dev.limiter.spring.internal.web.RateLimitRuleWebFilter;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

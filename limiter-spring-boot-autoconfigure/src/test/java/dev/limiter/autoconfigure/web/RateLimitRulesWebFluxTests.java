@@ -9,7 +9,7 @@ import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.autoconfigure.metrics.LimiterMetricsAutoConfiguration;
 import dev.limiter.autoconfigure.web.WebStack.Application;
-import dev.limiter.spring.web.RateLimitRuleWebFilter;
+import dev.limiter.spring.internal.web.RateLimitRuleWebFilter;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 

@@ -9,7 +9,7 @@ import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.MissingRateLimitKeyException;
-import dev.limiter.spring.RateLimitHeaderFields;
+import dev.limiter.spring.internal.RateLimitHeaderFields;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;

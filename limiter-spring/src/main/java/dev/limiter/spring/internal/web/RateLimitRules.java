@@ -1,0 +1,165 @@
+package dev.limiter.spring.internal.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.spring.internal.CurrentServerExchange;
+import dev.limiter.spring.internal.CurrentServletRequest;
+import dev.limiter.spring.internal.CurrentServletResponse;
+import dev.limiter.spring.internal.DecisionOutcomes;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
+import dev.limiter.spring.web.ClientIpResolver;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.cors.CorsUtils;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Rules limiting HTTP requests without an annotation ({@code limiter.rules}), checked at startup and
+ * applied by a servlet filter or a WebFlux filter ({@code dev.limiter.spring.web}).
+ * <p>
+ * Every rule matching a request applies, in the order the rules are listed, each with its own
+ * limiter and key, as its own decision; the first rejection ends it: the request fails with
+ * {@link RateLimitExceededException} and the rules after it take nothing (those before it keep the
+ * permits they took). A rule matches when the request's path (within the application) matches one
+ * of its patterns, its method is one of the rule's (any, when it lists none; HEAD counts as GET; a
+ * CORS pre-flight request only as OPTIONS), its {@code when} condition is true and its
+ * {@code unless} condition is not. Decisions are counted, logged in shadow
+ * mode and announced in the RateLimit header fields as those of {@code @RateLimited} calls are: each
+ * limiter that allowed the request adds its member to both fields.
+ */
+public final class RateLimitRules {
+
+    private final List<LimitedRule> rules;
+
+    private final DecisionOutcomes outcomes;
+
+    private final ClientIpResolver clientIps;
+
+    private final @Nullable BeanResolver beanResolver;
+
+    /**
+     * @param rules the rules, in the order they apply
+     * @param limiters where each rule's limiter is found by name, on the first request (once every
+     *     annotation using it has completed it)
+     * @param methods the limited methods, whose settings rules share: what a missing key does, how
+     *     {@code #clientIp} is found, {@code @bean} references, and where decisions are recorded
+     * @throws dev.limiter.spring.LimiterConfigurationException naming the property of a rule's first mistake
+     */
+    public RateLimitRules(List<RateLimitRule> rules, RateLimiterRegistry limiters, RateLimitedMethods methods) {
+        SpelExpressionParser parser = new SpelExpressionParser();
+        List<LimitedRule> prepared = new ArrayList<>();
+        for (RateLimitRule rule : rules) {
+            prepared.add(LimitedRule.of(rule, () -> limiters.get(rule.limiter()), parser, methods.onMissingKey()));
+        }
+        this.rules = List.copyOf(prepared);
+        this.outcomes = methods.outcomes();
+        this.clientIps = methods.clientIps();
+        this.beanResolver = methods.beanResolver();
+    }
+
+    /** Whether there is no rule: nothing to apply. */
+    public boolean isEmpty() {
+        return rules.isEmpty();
+    }
+
+    /**
+     * Applies the rules to a servlet request, blocking: decides it under every rule that matches and,
+     * if all allow it, sets their RateLimit header fields on {@code response} and, with max-wait,
+     * waits for its turn. Returns normally when the request may proceed.
+     *
+     * @throws RateLimitExceededException when a rule rejects the request
+     * @throws dev.limiter.spring.MissingRateLimitKeyException when a rule's key is missing and limiter.on-missing-key is reject
+     */
+    public void admit(HttpServletRequest request, HttpServletResponse response) {
+        List<LimitedRule> matching = matching(HttpMethod.valueOf(request.getMethod()),
+                RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
+                CorsUtils.isPreFlightRequest(request));
+        if (matching.isEmpty()) {
+            return;
+        }
+        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver);
+        for (LimitedRule rule : matching) {
+            LimitedRule.Call call = admission.call(rule);
+            if (call != null) {
+                admission.follow(rule, call, admission.decide(rule, call));
+            }
+        }
+        if (!admission.turnIn().isZero()) {
+            awaitTurn(admission);
+        }
+        admission.setHeaderFields(CurrentServletResponse.of(response));
+    }
+
+    private static void awaitTurn(RuleAdmission admission) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(admission.turnIn().toNanos());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting " + admission.turnIn().toMillis() + " ms for a rate limit permit", ex);
+        }
+    }
+
+    /**
+     * Applies the rules to a WebFlux exchange, without blocking: decides it under every rule that
+     * matches, through the reactive Redis API, and, if all allow it, sets their RateLimit header
+     * fields on the exchange's response and, with max-wait, waits for its turn on a timer. Completes
+     * empty when the request may proceed; {@code #principal} is Spring Security's authentication in
+     * the subscriber's context, else the exchange's principal.
+     *
+     * @return an error of {@link RateLimitExceededException} when a rule rejects the request, of
+     *     {@link dev.limiter.spring.MissingRateLimitKeyException} when a rule's key is missing and limiter.on-missing-key is reject
+     */
+    public Mono<Void> admit(ServerWebExchange exchange) {
+        ServerHttpRequest request = exchange.getRequest();
+        List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication(),
+                org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request));
+        if (matching.isEmpty()) {
+            return Mono.empty();
+        }
+        return CurrentServerExchange.callRequest(exchange, clientIps).flatMap((callRequest) -> {
+            RuleAdmission admission = new RuleAdmission(callRequest, outcomes, beanResolver);
+            return Flux.fromIterable(matching).concatMap((rule) -> {
+                LimitedRule.Call call = admission.call(rule);
+                if (call == null) {
+                    return Mono.empty();
+                }
+                return Mono.fromCompletionStage(() -> outcomes.decideAsync(rule, rule.decidingLimiter(), call.key(), call.cost()))
+                    .doOnNext((decision) -> admission.follow(rule, call, decision));
+            }).then(Mono.defer(() -> admission.turnIn().isZero() ? Mono.empty() : Mono.delay(admission.turnIn()).then()))
+                .then(Mono.fromRunnable(() -> admission.setHeaderFields(CurrentServerExchange.response(exchange))));
+        });
+    }
+
+    private List<LimitedRule> matching(HttpMethod method, PathContainer path, boolean preFlight) {
+        List<LimitedRule> matching = null;
+        for (LimitedRule rule : rules) {
+            if (rule.matches(method, path, preFlight)) {
+                if (matching == null) {
+                    matching = new ArrayList<>(2);
+                }
+                matching.add(rule);
+            }
+        }
+        return (matching != null) ? matching : List.of();
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimitRules" + rules;
+    }
+}

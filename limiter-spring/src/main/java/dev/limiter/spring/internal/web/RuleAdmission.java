@@ -1,0 +1,108 @@
+package dev.limiter.spring.internal.web;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimitExceededException;
+import dev.limiter.spring.internal.Consequence;
+import dev.limiter.spring.internal.DecisionOutcomes;
+import dev.limiter.spring.internal.RateLimitResponse;
+import dev.limiter.spring.internal.ServedRequest;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+
+/**
+ * One request going through the rules that match it: evaluates each rule's expressions in one
+ * context, records each decision through {@link DecisionOutcomes} as an annotated call's would be,
+ * and gathers what the request then carries: the RateLimit header fields of the rules that allowed
+ * it and the longest wait for a turn. The first rejection ends it.
+ */
+final class RuleAdmission {
+
+    private final ServedRequest request;
+
+    private final DecisionOutcomes outcomes;
+
+    private final @Nullable BeanResolver beanResolver;
+
+    private @Nullable EvaluationContext context;
+
+    /** The fields of the limiters that allowed the request, by their policy (one entry per limiter). */
+    private final Map<String, String> fields = new LinkedHashMap<>();
+
+    private Duration turnIn = Duration.ZERO;
+
+    RuleAdmission(ServedRequest request, DecisionOutcomes outcomes, @Nullable BeanResolver beanResolver) {
+        this.request = request;
+        this.outcomes = outcomes;
+        this.beanResolver = beanResolver;
+    }
+
+    /**
+     * The key and cost of the request under {@code rule}; null when the rule does not apply to it. A
+     * failing expression (and a missing key that is rejected) is counted as an error of the rule's
+     * limiter before the exception goes on.
+     */
+    LimitedRule.@Nullable Call call(LimitedRule rule) {
+        return outcomes.evaluate(rule, () -> rule.call(context()));
+    }
+
+    /** Decides the request under {@code rule}, blocking. */
+    Decision decide(LimitedRule rule, LimitedRule.Call call) {
+        return outcomes.decide(rule, rule.decidingLimiter(), call.key(), call.cost());
+    }
+
+    /**
+     * Records what {@code decision} makes of the request under {@code rule}.
+     *
+     * @throws RateLimitExceededException when the rule rejects the request (unless its limiter is in shadow mode)
+     */
+    void follow(LimitedRule rule, LimitedRule.Call call, Decision decision) {
+        Consequence consequence = Consequence.of(rule, decision);
+        outcomes.record(rule, null, rule.headerFields(), call.key(), consequence, fields::put);
+        switch (consequence.step()) {
+            case FAIL -> throw new RateLimitExceededException(rule.limiter().name(), decision);
+            case AWAIT_TURN -> {
+                if (consequence.turnIn().compareTo(turnIn) > 0) {
+                    turnIn = consequence.turnIn();
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** How long the request waits before it proceeds: its permits were reserved that far ahead (max-wait). */
+    Duration turnIn() {
+        return turnIn;
+    }
+
+    /** Sets the RateLimit header fields of every limiter that allowed the request, each as one member of the lists. */
+    void setHeaderFields(RateLimitResponse response) {
+        if (!fields.isEmpty()) {
+            response.setHeaderFields(String.join(", ", fields.keySet()), String.join(", ", fields.values()));
+        }
+    }
+
+    /** The variables of the request, as for {@code @RateLimited} keys; made once, for the first rule that needs them. */
+    private EvaluationContext context() {
+        EvaluationContext made = this.context;
+        if (made == null) {
+            StandardEvaluationContext standard = new StandardEvaluationContext();
+            if (beanResolver != null) {
+                standard.setBeanResolver(beanResolver);
+            }
+            standard.setVariable(ServedRequest.REQUEST, request.request());
+            standard.setVariable(ServedRequest.PRINCIPAL, request.principal());
+            standard.setVariable(ServedRequest.CLIENT_IP, request.clientIp());
+            made = standard;
+            this.context = made;
+        }
+        return made;
+    }
+}
