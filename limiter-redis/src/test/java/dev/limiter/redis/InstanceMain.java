@@ -19,7 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * One application instance for {@link ManyInstancesTest}, run in a JVM of its own: hammers one key
+ * One application instance for {@link ManyInstancesTests}, run in a JVM of its own: hammers one key
  * of a Redis limiter from several threads and prints how many calls were admitted, and its own
  * clock, so the test can see that the instances' clocks disagree.
  *

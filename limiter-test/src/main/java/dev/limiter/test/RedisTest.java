@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <pre>{@code
  * @RedisTest
- * class OrdersLimitTest {
+ * class OrdersLimitTests {
  *     @Test
  *     void rejectsTheEleventhCall(TestRedis redis) { ... redis.url() ... }
  * }

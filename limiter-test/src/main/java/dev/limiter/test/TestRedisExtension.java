@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *
  * <pre>{@code
  * @RedisTest   // or @ExtendWith(TestRedisExtension.class)
- * class OrdersLimitTest {
+ * class OrdersLimitTests {
  *     @Test
  *     void rejectsTheEleventhCall(TestRedis redis) { ... redis.url() ... }
  * }
