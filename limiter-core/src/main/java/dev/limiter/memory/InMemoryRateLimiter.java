@@ -13,7 +13,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.Retuning;
-import dev.limiter.algorithm.LocalAlgorithm;
+import dev.limiter.internal.algorithm.LocalAlgorithm;
 import dev.limiter.memory.KeyStates.Entry;
 import dev.limiter.memory.KeyStates.Holder;
 
