@@ -7,7 +7,7 @@
 -- scripts in limiter-core, expands the --@include lines) as the body of a function whose parameters
 -- KEYS and ARGV shadow the globals: the script reads the key and arguments it is given, and its
 -- return becomes the function's. The index of each is LuaScript's batch index of the algorithm, its
--- place in dev.limiter.Algorithm (BatchScriptTest checks them).
+-- place in dev.limiter.Algorithm (LuaScriptTest checks them).
 --
 -- KEYS[i]   the key of decision i (every key of a batch in one hash slot)
 -- ARGV      the count c of configurations; for each configuration, the algorithm's index (LuaScript),

@@ -22,7 +22,8 @@ class LimiterRuntimeHintsTests {
         RuntimeHints hints = new RuntimeHints();
         new LimiterRuntimeHints().registerHints(hints, getClass().getClassLoader());
         for (String script : new String[] { "dev/limiter/internal/algorithm/token-bucket.lua", "dev/limiter/internal/algorithm/token-bucket-refund.lua",
-                "dev/limiter/internal/algorithm/lib.lua", "dev/limiter/redis/probe.lua", "dev/limiter/redis/instances.lua" }) {
+                "dev/limiter/internal/algorithm/decision-prelude.lua", "dev/limiter/internal/algorithm/verdict.lua", "dev/limiter/redis/batch.lua",
+                "dev/limiter/redis/probe.lua", "dev/limiter/redis/instances.lua" }) {
             assertThat(RuntimeHintsPredicates.resource().forResource(script)).as(script).accepts(hints);
         }
     }

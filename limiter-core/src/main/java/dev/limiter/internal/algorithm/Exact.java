@@ -1,7 +1,7 @@
 package dev.limiter.internal.algorithm;
 
 /**
- * The whole-number arithmetic of {@code decide.lua} and {@code lib.lua}, step for step, so that the in-memory twins
+ * The whole-number arithmetic of {@code decision-prelude.lua}, step for step, so that the in-memory twins
  * compute exactly what the scripts compute (Lua numbers are doubles, exact below 2^53; every
  * intermediate value here stays below that too).
  */

@@ -6,9 +6,10 @@ import dev.limiter.RateLimiterConfig;
 
 
 /**
- * Combines the answers of a limiter's limits into one decision, as the decision scripts do (stated in
- * {@code decide.lua}; {@code reply} in {@code lib.lua} alike for the refund scripts): every twin goes
- * through here, so script and twin combine alike.
+ * Combines the answers of a limiter's limits into one decision, the Java side of the rule the scripts
+ * include from {@code verdict-limit.lua} and {@code verdict.lua} ({@link #decide}), and from
+ * {@code report-limit.lua} and {@code reply.lua} ({@link #decision}), decisions and refunds alike: every
+ * twin goes through here, so script and twin combine alike.
  */
 final class Verdict {
 

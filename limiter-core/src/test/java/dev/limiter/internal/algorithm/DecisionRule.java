@@ -11,6 +11,9 @@ import dev.limiter.RateLimiterConfig;
 /**
  * How the limits of one limiter combine into one {@link Decision} ("The decision" and "Waiting" in
  * docs/algorithms.md), shared by every model so the algorithms differ only in their limit views.
+ * Deliberately a second implementation of the rule, written from the documentation apart from the
+ * main code's {@code Verdict} and the scripts' verdict and reply fragments, so that the agreement tests
+ * compare independent readings of it; do not make it call them.
  */
 final class DecisionRule {
 
