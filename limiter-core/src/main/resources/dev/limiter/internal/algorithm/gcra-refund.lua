@@ -48,12 +48,4 @@ for i = 1, count do
   values[3 * i - 1], values[3 * i], values[3 * i + 1] = a, f, limit
   --@include gcra-quota.lua
 end
-if changed then
-  if reset_after == 0 then
-    redis.call('DEL', key)
-  else
-    --@include doubles-write.lua
-  end
-end
-local allowed, wait, retry_after = false, 0, 0
---@include reply.lua
+--@include refund-doubles-and-reply.lua

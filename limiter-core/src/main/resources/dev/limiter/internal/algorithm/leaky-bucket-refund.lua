@@ -39,12 +39,4 @@ for i = 1, count do
   values[2 * i], values[2 * i + 1] = v, f
   --@include leaky-bucket-quota.lua
 end
-if changed then
-  if reset_after == 0 then
-    redis.call('DEL', key)
-  else
-    --@include doubles-write.lua
-  end
-end
-local allowed, wait, retry_after = false, 0, 0
---@include reply.lua
+--@include refund-doubles-and-reply.lua

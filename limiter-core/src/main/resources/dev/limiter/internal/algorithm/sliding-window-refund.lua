@@ -17,30 +17,7 @@
 
 local sub_windows = tonumber(ARGV[4])
 
-local size, current, live = {}, {}, {}
-for i = 1, count do
-  size[i] = tonumber(ARGV[3 * i + 3]) / sub_windows
-  current[i] = divmod(now, size[i])
-  live[i] = {}
-end
-
-local stored = redis.call('HGETALL', key)
-local counts = {}
-for k = 1, #stored, 2 do
-  local field = stored[k]
-  local colon = string.find(field, ':', 1, true)
-  local i = tonumber(string.sub(field, 1, colon - 1))
-  local s = tonumber(string.sub(field, colon + 1))
-  if s > current[i] then
-    current[i] = s
-  end
-  counts[#counts + 1] = {field, i, s, tonumber(stored[k + 1])}
-end
-for _, c in ipairs(counts) do
-  if c[3] > current[c[2]] - sub_windows then
-    live[c[2]][#live[c[2]] + 1] = {c[3], c[4], c[1]}
-  end
-end
+--@include sliding-window-counts.lua
 
 local changed = false
 local emptied, lowered = {}, {}

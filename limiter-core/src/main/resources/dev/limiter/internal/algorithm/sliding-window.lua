@@ -115,37 +115,7 @@ if count == 1 then
   --@include reply.lua
 end
 
-local size, current, live = {}, {}, {}
-for i = 1, count do
-  size[i] = tonumber(ARGV[3 * i + 3]) / sub_windows
-  current[i] = divmod(now, size[i])
-  live[i] = {}
-end
-
--- Read the stored counts; a sub-window newer than the clock's becomes the current one.
-local stored = redis.call('HGETALL', key)
-local counts = {}
-for f = 1, #stored, 2 do
-  local field = stored[f]
-  local colon = string.find(field, ':', 1, true)
-  local i = tonumber(sub(field, 1, colon - 1))
-  local s = tonumber(sub(field, colon + 1))
-  if s > current[i] then
-    current[i] = s
-  end
-  counts[#counts + 1] = {field, i, s, tonumber(stored[f + 1])}
-end
-
--- Sort the counts into their limits; collect the fields that left every window (at this time).
-local stale = {}
-for _, c in ipairs(counts) do
-  local field, i, s = c[1], c[2], c[3]
-  if s <= current[i] - sub_windows then
-    stale[#stale + 1] = field
-  else
-    live[i][#live[i] + 1] = {s, c[4]}
-  end
-end
+--@include sliding-window-counts.lua
 
 -- Each limit's permits, and the request weighed.
 local used = {}
