@@ -30,7 +30,7 @@ class LuaScriptTest {
     @EnumSource(Algorithm.class)
     void theBatchRunsEachAlgorithmByItsIndex(Algorithm algorithm) {
         String batch = LuaScript.batch().getScriptAsString();
-        assertThat(batch).doesNotContain("--@include")
+        assertThat(batch).doesNotContainPattern("(?m)^\\s*--@include")
             .contains("algorithms[" + LuaScript.of(algorithm).batchIndex() + "] = function(KEYS, ARGV)\n  -- " + algorithm.configName() + ": ")
             .contains(indented(Scripts.decision(algorithm)));
     }
@@ -42,7 +42,7 @@ class LuaScriptTest {
             assertThatIllegalArgumentException().isThrownBy(() -> LeaseScript.of(algorithm));
             return;
         }
-        assertThat(LeaseScript.of(algorithm).getScriptAsString()).doesNotContain("--@include")
+        assertThat(LeaseScript.of(algorithm).getScriptAsString()).doesNotContainPattern("(?m)^\\s*--@include")
             .contains("local algorithm = function(KEYS, ARGV)\n" + indented(Scripts.decision(algorithm)) + "end\n");
     }
 

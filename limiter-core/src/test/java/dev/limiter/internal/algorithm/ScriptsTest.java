@@ -36,7 +36,7 @@ class ScriptsTest {
     @EnumSource(Algorithm.class)
     void aDecisionScriptHasEachRuleOnceInSourceAndOncePerPathAssembled(Algorithm algorithm) {
         String script = Scripts.decision(algorithm);
-        assertThat(script).doesNotContain("--@include").startsWith("-- " + algorithm.configName() + ":");
+        assertThat(script).doesNotContainPattern("(?m)^\\s*--@include").startsWith("-- " + algorithm.configName() + ":");
         assertThat(occurrences(script, "local allowed, wait, retry_after = false, 0, 0\n")).isEqualTo(2);
         assertThat(occurrences(script, "if reported == 0 or remaining < lowest then\n")).isEqualTo(2);
         assertThat(occurrences(script, "return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0")).isEqualTo(2);
@@ -46,7 +46,7 @@ class ScriptsTest {
     @EnumSource(Algorithm.class)
     void aRefundScriptReportsAsADecisionDoes(Algorithm algorithm) {
         String script = Scripts.refund(algorithm);
-        assertThat(script).doesNotContain("--@include").startsWith("-- " + algorithm.configName() + " refund:");
+        assertThat(script).doesNotContainPattern("(?m)^\\s*--@include").startsWith("-- " + algorithm.configName() + " refund:");
         assertThat(occurrences(script, "if reported == 0 or remaining < lowest then\n")).isEqualTo(1);
         assertThat(occurrences(script, "return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0")).isEqualTo(1);
     }
