@@ -61,7 +61,4 @@ for i = 1, count do
   end
   --@include fixed-window-quota.lua
 end
-if allowed then
-  --@include doubles-write.lua
-end
---@include reply.lua
+--@include doubles-write-and-reply.lua

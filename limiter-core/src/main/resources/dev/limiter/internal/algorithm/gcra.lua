@@ -79,7 +79,4 @@ for i = 1, count do
   end
   --@include gcra-quota.lua
 end
-if allowed then
-  --@include doubles-write.lua
-end
---@include reply.lua
+--@include doubles-write-and-reply.lua

@@ -169,11 +169,7 @@ if count == 1 then
   local reset = (used > 0) and (newest_time + window - now) or 0
   local remaining = limit - used
   --@include report-limit.lua
-  if allowed then
-    --@include ttl.lua
-    redis.call('PEXPIRE', key, px)
-  end
-  --@include reply.lua
+  --@include expire-and-reply.lua
 end
 
 -- The permits each limit holds, and the request weighed.
@@ -209,8 +205,4 @@ for i = 1, count do
   local reset = (used[i] > 0) and (newest_time + window - now) or 0
   --@include report-limit.lua
 end
-if allowed then
-  --@include ttl.lua
-  redis.call('PEXPIRE', key, px)
-end
---@include reply.lua
+--@include expire-and-reply.lua

@@ -108,11 +108,7 @@ if count == 1 then
   end
   local remaining = limit - used
   --@include report-limit.lua
-  if allowed then
-    --@include ttl.lua
-    redis.call('PEXPIRE', key, px)
-  end
-  --@include reply.lua
+  --@include expire-and-reply.lua
 end
 
 --@include sliding-window-counts.lua
@@ -161,7 +157,5 @@ if allowed then
   for first = 1, #stale, 1000 do
     redis.call('HDEL', key, unpack(stale, first, math.min(first + 999, #stale)))
   end
-  --@include ttl.lua
-  redis.call('PEXPIRE', key, px)
 end
---@include reply.lua
+--@include expire-and-reply.lua

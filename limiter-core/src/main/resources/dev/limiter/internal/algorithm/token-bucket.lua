@@ -64,7 +64,4 @@ for i = 1, count do
     values[2 * i], values[2 * i + 1] = x, f
   end
 end
-if allowed then
-  --@include doubles-write.lua
-end
---@include reply.lua
+--@include doubles-write-and-reply.lua
