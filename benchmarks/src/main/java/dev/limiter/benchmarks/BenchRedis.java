@@ -1,12 +1,15 @@
 package dev.limiter.benchmarks;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.limiter.test.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -97,6 +100,48 @@ final class BenchRedis {
     void flushAll() {
         admin.sync().flushall();
     }
+
+    /**
+     * The commands named {@code name} (such as {@code EVALSHA}) that Redis ran while {@code action} ran,
+     * each as its words, from the slow log with every command logged for that time.
+     */
+    List<List<String>> commandsOf(Runnable action, String name) {
+        RedisCommands<String, String> redis = admin.sync();
+        String threshold = redis.configGet(SLOWLOG_THRESHOLD).get(SLOWLOG_THRESHOLD);
+        redis.configSet(SLOWLOG_THRESHOLD, "0");
+        redis.slowlogReset();
+        List<Object> log;
+        try {
+            action.run();
+            log = redis.slowlogGet(SLOWLOG_ENTRIES);
+        }
+        finally {
+            redis.configSet(SLOWLOG_THRESHOLD, threshold);
+        }
+        List<List<String>> commands = new ArrayList<>();
+        // Newest first: each entry is id, time, duration, then the command's words.
+        for (int i = log.size() - 1; i >= 0; i--) {
+            List<?> words = (List<?>) ((List<?>) log.get(i)).get(3);
+            if (String.valueOf(words.get(0)).equalsIgnoreCase(name)) {
+                List<String> command = new ArrayList<>();
+                for (Object word : words) {
+                    String text = String.valueOf(word);
+                    // Redis shortens words beyond 128 bytes and commands beyond 32 words in its log.
+                    if (text.matches("(?s).*\\.\\.\\. \\(\\d+ more (bytes|arguments)\\)")) {
+                        throw new IllegalStateException("The slow log shortened " + words);
+                    }
+                    command.add(text);
+                }
+                commands.add(List.copyOf(command));
+            }
+        }
+        return commands;
+    }
+
+    private static final String SLOWLOG_THRESHOLD = "slowlog-log-slower-than";
+
+    /** More entries than one decision's commands. */
+    private static final int SLOWLOG_ENTRIES = 128;
 
     /** Counters of INFO commandstats. */
     record CommandStats(Map<String, long[]> byCommand) {

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import dev.limiter.Algorithm;
 import dev.limiter.RateLimiter;
 import dev.limiter.redis.RedisRateLimiterFactory;
-import dev.limiter.redis.ScriptCall;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -69,7 +68,7 @@ final class RedisCeiling {
             RateLimiter limiter = RedisRateLimiterFactory.builder(template).build().create(workload.limiterName(), workload.config(algorithm));
             // redis-benchmark puts a number from 0 to 99,999 (-r) in place of __rand_int__.
             String key = (workload == Workload.UNIFORM_KEYS) ? "user-__rand_int__" : workload.nextKey();
-            return ScriptCall.of(limiter, key);
+            return ScriptCall.of(limiter, key, redis);
         }
         finally {
             ((LettuceConnectionFactory) template.getConnectionFactory()).destroy();

@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.limiter.Algorithm;
-import dev.limiter.redis.ScriptCall;
 
 import org.springframework.data.redis.core.script.DigestUtils;
 

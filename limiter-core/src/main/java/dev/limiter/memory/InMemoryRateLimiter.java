@@ -9,9 +9,9 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.Retuning;
-import dev.limiter.algorithm.LocalAlgorithm;
 import dev.limiter.internal.CurrentTuning;
 import dev.limiter.internal.LimiterArguments;
+import dev.limiter.internal.algorithm.LocalAlgorithm;
 import dev.limiter.memory.KeyStates.Entry;
 import dev.limiter.memory.KeyStates.Holder;
 

@@ -10,7 +10,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.algorithm.Model;
+import dev.limiter.internal.algorithm.Model;
 
 import org.junit.jupiter.api.Test;
 

@@ -4,25 +4,26 @@ import java.util.EnumMap;
 import java.util.Map;
 
 import dev.limiter.Algorithm;
+import dev.limiter.internal.algorithm.Scripts;
 
 /**
- * The lease script of each bucket algorithm: the algorithm's own script, unchanged, wrapped in a Lua
- * function that {@code lease.lua} calls twice, once for the caller's permits and once for the permits
- * leased. So the algorithm's arithmetic lives in its script alone, whatever becomes of it, and a
- * lease costs the same single round trip as a decision.
+ * The lease script of each bucket algorithm: {@code lease.lua}, which includes the algorithm's own
+ * decision script, unchanged, as a Lua function that it calls twice, once for the caller's permits and
+ * once for the permits leased; assembled by {@link Scripts} as the decision scripts are. So the
+ * algorithm's arithmetic lives in its script alone, whatever becomes of it, and a lease costs the same
+ * single round trip as a decision.
  */
 final class LeaseScript {
 
-    /** Where the text that calls the algorithm twice lies on the classpath. */
-    static final String LOCATION = "dev/limiter/redis/lease.lua";
+    /** Where the text that calls the algorithm twice lies on the class path. */
+    static final String LOCATION = "/dev/limiter/redis/lease.lua";
 
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
 
     static {
-        String lease = LuaScript.read(LOCATION);
         for (Algorithm algorithm : Algorithm.values()) {
             if (algorithm.isBucket()) {
-                SCRIPTS.put(algorithm, LuaScript.of("local algorithm = " + LuaScript.asFunction(LuaScript.of(algorithm).getScriptAsString()) + "\n" + lease));
+                SCRIPTS.put(algorithm, LuaScript.of(Scripts.assemble(LOCATION, algorithm)));
             }
         }
     }

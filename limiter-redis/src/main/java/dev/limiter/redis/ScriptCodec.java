@@ -17,12 +17,12 @@ import dev.limiter.RetunePolicy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The arguments an algorithm's script takes and the reply it gives, as {@code decide.lua} states them:
- * ARGV is time (empty for Redis {@code TIME}), permits, max-wait, the algorithm's parameter, then
- * limit, window and burst of each limit; the reply is the decision's numbers. One per configuration,
- * immutable; the Redis limiters and the benchmarks encode and decode through it.
+ * The arguments an algorithm's script takes and the reply it gives, as {@code decision-prelude.lua}
+ * states them: ARGV is time (empty for Redis {@code TIME}), permits, max-wait, the algorithm's
+ * parameter, then limit, window and burst of each limit; the reply is the decision's numbers. One per
+ * configuration, immutable; the Redis limiters encode and decode through it.
  */
-public final class ScriptCodec {
+final class ScriptCodec {
 
     /** The time argument that has the script read Redis {@code TIME}. Never modified by callers. */
     static final byte[] REDIS_TIME = new byte[0];
@@ -79,7 +79,7 @@ public final class ScriptCodec {
     }
 
     /** The codec of {@code config}'s script calls. */
-    public static ScriptCodec of(RateLimiterConfig config) {
+    static ScriptCodec of(RateLimiterConfig config) {
         return new ScriptCodec(config);
     }
 
@@ -88,7 +88,7 @@ public final class ScriptCodec {
      *
      * @param nowMicros the time to decide at, or null for Redis' own {@code TIME}, as in production
      */
-    public String[] arguments(@Nullable Long nowMicros, long permits) {
+    String[] arguments(@Nullable Long nowMicros, long permits) {
         String[] args = template.clone();
         args[0] = (nowMicros != null) ? Long.toString(nowMicros) : "";
         args[1] = Long.toString(permits);
@@ -150,12 +150,12 @@ public final class ScriptCodec {
      * limits, bursts or max-wait continues each key's state. Two configurations of one algorithm have
      * the same fingerprint exactly when {@link RateLimiterConfig#keepsStateOf} says so.
      */
-    public String fingerprint() {
+    String fingerprint() {
         return fingerprint;
     }
 
     /** The decision of a script's reply, made by Redis. */
-    public Decision decision(List<?> reply) {
+    Decision decision(List<?> reply) {
         return Decision.of(config, number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), number(reply, 5),
                 number(reply, 6), number(reply, 7), DecisionSource.REDIS);
     }

@@ -3,8 +3,11 @@
 -- decisions on one key see each other as two calls would. The fixed cost of a call (EVALSHA, TIME,
 -- the reply) is paid once for the batch instead of once per decision (docs/script-costs.md), and so
 -- are the arguments that the decisions of one configuration share.
--- LuaScript puts in place of the algorithms line below one function per algorithm: decide.lua and the
--- algorithm's script, unchanged, with KEYS and ARGV as the function's parameters.
+-- Each algorithm's decision script is included below (Scripts, the assembler of the algorithms'
+-- scripts in limiter-core, expands the --@include lines) as the body of a function whose parameters
+-- KEYS and ARGV shadow the globals: the script reads the key and arguments it is given, and its
+-- return becomes the function's. The index of each is LuaScript's batch index of the algorithm, its
+-- place in dev.limiter.Algorithm (LuaScriptTest checks them).
 --
 -- KEYS[i]   the key of decision i (every key of a batch in one hash slot)
 -- ARGV      the count c of configurations; for each configuration, the algorithm's index (LuaScript),
@@ -16,7 +19,24 @@
 --           raised an error gives the error's message in place of the first and 0 for the others
 
 local algorithms = {}
---[[ algorithms ]]
+algorithms[1] = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/fixed-window.lua
+end
+algorithms[2] = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/sliding-window.lua
+end
+algorithms[3] = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/sliding-log.lua
+end
+algorithms[4] = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/token-bucket.lua
+end
+algorithms[5] = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/leaky-bucket.lua
+end
+algorithms[6] = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/gcra.lua
+end
 
 -- The scripts only read their KEYS and ARGV: one table of each serves every decision of a
 -- configuration, with the decision's own key, time and permits put in.

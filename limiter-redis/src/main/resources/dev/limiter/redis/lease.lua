@@ -1,16 +1,22 @@
 -- lease: a bucket algorithm's decision for the caller's permits and, when it admits them without
 -- waiting, a second decision of the same algorithm taking up to ARGV[1] more permits, which the
--- calling instance hands out itself (RedisRateLimiter, LocalLeases). LeaseScript puts the algorithm's
--- script (decide.lua, then <algorithm>.lua) before this text as the function algorithm(KEYS, ARGV),
--- whose parameters shadow the globals and which returns its reply: both takes run the algorithm's
--- own arithmetic on the same state, at the same instant, in one atomic round trip.
+-- calling instance hands out itself (RedisRateLimiter, LocalLeases). The algorithm's decision script
+-- is included below (Scripts, the assembler of the algorithms' scripts in limiter-core, expands the
+-- --@include line, {algorithm} naming the bucket algorithm LeaseScript assembles this for) as the
+-- body of the function algorithm(KEYS, ARGV), whose parameters shadow the globals and which returns
+-- its reply: both takes run the algorithm's own arithmetic on the same state, at the same instant, in
+-- one atomic round trip.
 --
 -- KEYS[1]   the key's state
 -- ARGV[1]   most permits to lease beyond the caller's
--- ARGV[2..] the algorithm's arguments as decide.lua takes them: now in microseconds or "" for Redis
+-- ARGV[2..] the algorithm's arguments as decision-prelude.lua takes them: now in microseconds or "" for Redis
 --           TIME, permits, max-wait, algorithm parameter, limits
--- Reply     the algorithm's reply for the caller's permits (decide.lua: 8 numbers), then the permits
+-- Reply     the algorithm's reply for the caller's permits (decision-prelude.lua: 8 numbers), then the permits
 --           leased (0: none), and reset_after_us and that of the reported limit once they are taken
+
+local algorithm = function(KEYS, ARGV)
+  --@include /dev/limiter/internal/algorithm/{algorithm}.lua
+end
 
 local args = {}
 for i = 2, #ARGV do

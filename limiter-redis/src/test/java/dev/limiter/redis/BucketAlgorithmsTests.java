@@ -361,7 +361,7 @@ class BucketAlgorithmsTests {
      * back (PEXPIRE counts from Redis's now). Fails on MEMORY for every bucket algorithm; enable once
      * expiry counts from max(now, last).
      */
-    @Disabled("InMemoryRateLimiter and lib.lua expire() count reset-after from a clock that went backwards")
+    @Disabled("InMemoryRateLimiter and the scripts' ttl.lua count reset-after from a clock that went backwards")
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
     void aStateWrittenWhileTheClockIsBehindIsNotForgottenEarly(Backend backend, Algorithm algorithm) {

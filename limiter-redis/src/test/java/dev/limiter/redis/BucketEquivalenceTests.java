@@ -20,9 +20,9 @@ import dev.limiter.Decision;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.algorithm.GcraModel;
-import dev.limiter.algorithm.LeakyBucketModel;
-import dev.limiter.algorithm.LocalAlgorithm;
+import dev.limiter.internal.algorithm.GcraModel;
+import dev.limiter.internal.algorithm.LeakyBucketModel;
+import dev.limiter.internal.algorithm.LocalAlgorithm;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 

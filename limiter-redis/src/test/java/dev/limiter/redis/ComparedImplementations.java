@@ -11,7 +11,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.algorithm.Model;
+import dev.limiter.internal.algorithm.Model;
 import dev.limiter.property.ExpiredInRealTime;
 import dev.limiter.property.Implementation;
 import dev.limiter.property.Subject;

@@ -14,7 +14,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
-import dev.limiter.algorithm.Model;
+import dev.limiter.internal.algorithm.Model;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 

@@ -17,7 +17,7 @@ import dev.limiter.RetunePolicy;
 
 import org.junit.jupiter.api.Test;
 
-/** The script call's arguments and reply as lib.lua documents them; the Redis-backed tests check that the scripts agree. */
+/** The script call's arguments and reply as decision-prelude.lua documents them; the Redis-backed tests check that the scripts agree. */
 class ScriptCodecTests {
 
     private static final RateLimiterConfig TWO_LIMITS = RateLimiterConfig.builder(Algorithm.TOKEN_BUCKET)

@@ -26,7 +26,7 @@ final class LimiterRuntimeHints implements RuntimeHintsRegistrar, BeanRegistrati
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        hints.resources().registerPattern("dev/limiter/algorithm/*.lua").registerPattern("dev/limiter/redis/*.lua");
+        hints.resources().registerPattern("dev/limiter/internal/algorithm/*.lua").registerPattern("dev/limiter/redis/*.lua");
     }
 
     @Override

@@ -21,8 +21,9 @@ class LimiterRuntimeHintsTests {
     void everyScriptIsARegisteredResource() {
         RuntimeHints hints = new RuntimeHints();
         new LimiterRuntimeHints().registerHints(hints, getClass().getClassLoader());
-        for (String script : new String[] { "dev/limiter/algorithm/token-bucket.lua", "dev/limiter/algorithm/token-bucket-refund.lua",
-                "dev/limiter/algorithm/lib.lua", "dev/limiter/redis/probe.lua", "dev/limiter/redis/instances.lua" }) {
+        for (String script : new String[] { "dev/limiter/internal/algorithm/token-bucket.lua", "dev/limiter/internal/algorithm/token-bucket-refund.lua",
+                "dev/limiter/internal/algorithm/decision-prelude.lua", "dev/limiter/internal/algorithm/verdict.lua", "dev/limiter/redis/batch.lua",
+                "dev/limiter/redis/probe.lua", "dev/limiter/redis/instances.lua" }) {
             assertThat(RuntimeHintsPredicates.resource().forResource(script)).as(script).accepts(hints);
         }
     }

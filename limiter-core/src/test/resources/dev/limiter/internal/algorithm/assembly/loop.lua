@@ -1,0 +1,2 @@
+-- includes itself through another
+--@include loop-back.lua
