@@ -3,6 +3,7 @@ package dev.limiter.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 import dev.limiter.LimiterClock;
 
@@ -61,8 +62,18 @@ final class InstanceRegistry {
     /** Other instances alive and silent at this instance's last heartbeat. */
     private volatile int silent;
 
-    /** When this instance's last heartbeat was answered (nanoTime), or {@link #NEVER}. */
+    /** When this instance's last answered heartbeat was answered (nanoTime), or {@link #NEVER}. */
     private volatile long lastBeatNanos = NEVER;
+
+    /**
+     * When this instance's last answered heartbeat was sent (nanoTime), or {@link #NEVER}: what this
+     * instance knows of the others is at least as recent as that.
+     */
+    private volatile long lastBeatSentNanos = NEVER;
+
+    /** Told when a heartbeat finds other instances silent, before this instance counts as informed by it. */
+    private volatile Runnable whenOthersSilent = () -> {
+    };
 
     private static final long NEVER = Long.MIN_VALUE;
 
@@ -82,12 +93,22 @@ final class InstanceRegistry {
 
     private volatile boolean leaving;
 
+    /** This process's monotonic time, for how long ago heartbeats were answered. */
+    private final LongSupplier nanoTime;
+
     /**
      * @param clock time passed to the script, or null to use Redis TIME
      * @param configured instances to divide by instead of those counted, or 0 to count them
      */
     InstanceRegistry(RedisOperations<String, String> redis, String keyPrefix, Duration interval, @Nullable LimiterClock clock,
             int configured) {
+        this(redis, keyPrefix, interval, clock, configured, System::nanoTime);
+    }
+
+    /** @param nanoTime this process's monotonic time in nanoseconds: {@code System::nanoTime}, or a test's */
+    InstanceRegistry(RedisOperations<String, String> redis, String keyPrefix, Duration interval, @Nullable LimiterClock clock,
+            int configured, LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.redis = redis;
         // A tag of its own: no limiter's key can equal it, since theirs hold "<name>:" inside the braces.
         this.key = keyPrefix + ":{instances}";
@@ -133,6 +154,23 @@ final class InstanceRegistry {
 
     String key() {
         return key;
+    }
+
+    /** What to do when a heartbeat finds other instances silent: keep within the shares until they have charged. */
+    void whenOthersSilent(Runnable action) {
+        this.whenOthersSilent = action;
+    }
+
+    /**
+     * Whether this instance may not know that another one is silent: its own heartbeats have not been
+     * answered for longer than {@link #SILENT_HEARTBEATS} intervals (dropped connections, a slow Redis),
+     * so one that went silent meanwhile may already be admitting its shares ({@link #foundSilent()}).
+     * Until a heartbeat is answered again, this instance keeps within its shares too. False before the
+     * first heartbeat, and when this instance is alone.
+     */
+    boolean uninformed() {
+        long sent = lastBeatSentNanos;
+        return sent != NEVER && instances() > 1 && nanoTime.getAsLong() - sent > interval.toNanos() * SILENT_HEARTBEATS;
     }
 
     /**
@@ -186,12 +224,14 @@ final class InstanceRegistry {
         if (last == NEVER || instances() <= 1) {
             return true;
         }
-        // Silent once SILENT_HEARTBEATS are missed; found at the others' next heartbeat, one interval late at most, plus one for a late beat.
-        return System.nanoTime() - last >= interval.toNanos() * (SILENT_HEARTBEATS + 2);
+        // Silent once SILENT_HEARTBEATS are missed, counted by Redis from the last heartbeat it ran (no later than
+        // its answer here); found at the others' next heartbeat, one interval late at most, plus one for a late
+        // beat. One whose own heartbeats fail meanwhile keeps within its shares as if it had found it (uninformed).
+        return nanoTime.getAsLong() - last >= interval.toNanos() * (SILENT_HEARTBEATS + 2);
     }
 
     private List<?> send(boolean clean, String since) {
-        long sent = System.nanoTime();
+        long sent = nanoTime.getAsLong();
         List<?> reply = redis.execute(HEARTBEAT, List.of(key, cleanKey, beatsKey, seenKey), id, Long.toString(ttlMicros()), now(),
                 clean ? "1" : "0", since, Long.toString(interval.toNanos() / 1_000 * SILENT_HEARTBEATS));
         if (reply == null || reply.size() < 4) {
@@ -199,7 +239,12 @@ final class InstanceRegistry {
         }
         counted = (int) Math.max(1, Math.min(Integer.MAX_VALUE, ScriptCodec.number(reply, 0)));
         silent = (int) ScriptCodec.number(reply, 3);
-        lastBeatNanos = sent;
+        if (silent > 0) {
+            // Before this beat counts as news: no decision may read it as "none silent" in between.
+            whenOthersSilent.run();
+        }
+        lastBeatNanos = nanoTime.getAsLong();
+        lastBeatSentNanos = sent;
         return reply;
     }
 

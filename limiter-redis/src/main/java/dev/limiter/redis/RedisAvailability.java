@@ -75,6 +75,12 @@ final class RedisAvailability {
          * failing, and keep within their shares since; true when there are none.
          */
         boolean foundSilent();
+
+        /**
+         * Whether this instance's own heartbeats have failed for so long that another instance may be
+         * silent without this one knowing: then it keeps within its shares; false when there are none.
+         */
+        boolean uninformed();
     }
 
     /** Settles nothing: for a factory that has nothing to charge. */
@@ -102,6 +108,11 @@ final class RedisAvailability {
         @Override
         public boolean foundSilent() {
             return true;
+        }
+
+        @Override
+        public boolean uninformed() {
+            return false;
         }
     };
 
@@ -510,6 +521,14 @@ final class RedisAvailability {
      */
     boolean settling() {
         return settling;
+    }
+
+    /**
+     * Whether limiters deciding on Redis keep within their shares now: while an outage settles, and while
+     * this instance's heartbeats fail for so long that another instance may be silent without its knowing.
+     */
+    boolean keepsToShares() {
+        return settling || settlement.uninformed();
     }
 
     private void recover() {

@@ -520,9 +520,10 @@ final class RedisRateLimiter implements RateLimiter {
         Decision decision = tuned.codec().decision(reply);
         LocalShares shares = tuned.shares();
         if (shares != null) {
-            if (availability.settling()) {
-                // Other instances may still owe Redis what they admitted within their shares: this one
-                // stays within its own, from what Redis said before the outage, until all have charged.
+            if (availability.keepsToShares()) {
+                // Other instances may still owe Redis what they admitted within their shares, or be admitting
+                // them now unknown to this one: it stays within its own, from what Redis said before, until
+                // all have charged and its heartbeats are answered.
                 if (decision.allowed()) {
                     Decision share = shares.decide(key, permits);
                     if (!share.allowed()) {

@@ -128,6 +128,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         this.availability = new RedisAvailability(settings.redis, settings.probeInterval, settings.outageAfter, settings.recoveryAction,
                 background, settings.nanoTime, new Settlement(new BlockingScripts(settings.redis)), RedisAddress.of(settings.redis),
                 instances.key(), () -> (reconnectFailures != null) ? reconnectFailures.last() : null);
+        instances.whenOthersSilent(availability::othersSilent);
         this.denyCache = (settings.denyCacheKeys > 0) ? new LocalDenyCache(settings.denyCacheKeys, settings.clock) : null;
         this.batches = (settings.maxBatchSize > 0) ? new ScriptBatches(new BlockingScripts(settings.redis), settings.maxBatchSize) : null;
         this.reactiveBatches = (settings.maxBatchSize > 0 && settings.reactive != null)
@@ -183,6 +184,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         @Override
         public boolean foundSilent() {
             return instances.foundSilent();
+        }
+
+        @Override
+        public boolean uninformed() {
+            return instances.uninformed();
         }
 
         @Override
@@ -497,13 +503,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private synchronized void startHeartbeat(Duration first) {
         if (!heartbeatStarted) {
             heartbeatStarted = true;
-            heartbeat.repeat(() -> {
-                boolean beating = instances.beat(uncharged.isEmpty());
-                if (instances.silent() > 0) {
-                    availability.othersSilent();
-                }
-                return beating;
-            }, first, instances.interval());
+            heartbeat.repeat(() -> instances.beat(uncharged.isEmpty()), first, instances.interval());
         }
     }
 

@@ -145,4 +145,45 @@ class InstanceRegistryTests {
         assertThat(broken.instances()).isEqualTo(1);
         assertThat(a.instances()).isEqualTo(2);
     }
+
+    @Test
+    void anInstanceWhoseHeartbeatsGoUnansweredForTwoIntervalsMayNotKnowOfASilentOneAndKeepsToItsShares() {
+        long[] nanos = { 0 };
+        InstanceRegistry a = new InstanceRegistry(redis, prefix, INTERVAL, clock, 0, () -> nanos[0]);
+        InstanceRegistry b = registry();
+        assertThat(a.uninformed()).as("before its first heartbeat").isFalse();
+        a.beat(true);
+        assertThat(a.uninformed()).as("alone").isFalse();
+        b.beat(true);
+        a.beat(true);
+        assertThat(a.instances()).isEqualTo(2);
+        nanos[0] += INTERVAL.toNanos() * InstanceRegistry.SILENT_HEARTBEATS;
+        assertThat(a.uninformed()).as("answered two intervals ago").isFalse();
+        assertThat(a.foundSilent()).isFalse();
+        nanos[0] += 1;
+        assertThat(a.uninformed()).as("unanswered for longer").isTrue();
+        // b went silent at its last heartbeat and waits four intervals before it admits its shares;
+        // a would have learned of it at an answered heartbeat since, and keeps to its shares until one is.
+        nanos[0] += INTERVAL.toNanos() * 2;
+        assertThat(a.foundSilent()).isTrue();
+        a.beat(true);
+        assertThat(a.uninformed()).as("answered again").isFalse();
+    }
+
+    @Test
+    void aHeartbeatThatFindsAnotherSilentSaysSoBeforeItCountsAsNews() {
+        long[] nanos = { 0 };
+        InstanceRegistry a = new InstanceRegistry(redis, prefix, INTERVAL, clock, 0, () -> nanos[0]);
+        InstanceRegistry b = registry();
+        boolean[] informedWhenTold = { true };
+        a.whenOthersSilent(() -> informedWhenTold[0] = !a.uninformed());
+        a.beat(true);
+        b.beat(true);
+        a.beat(true);
+        nanos[0] += INTERVAL.toNanos() * 3;
+        clock.advance(INTERVAL.multipliedBy(InstanceRegistry.SILENT_HEARTBEATS).plusMillis(1));
+        a.beat(true);
+        assertThat(a.silent()).isEqualTo(1);
+        assertThat(informedWhenTold[0]).as("still uninformed when told, so no decision read the news first").isFalse();
+    }
 }
