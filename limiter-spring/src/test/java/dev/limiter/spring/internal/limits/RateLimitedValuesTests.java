@@ -119,6 +119,14 @@ class RateLimitedValuesTests {
     }
 
     @Test
+    void withoutSpringBootCompositeDurationsAreTaken() {
+        assertThat(RateLimitedValues.config(annotation("composite"), "@RateLimited on Fixtures.composite()").limits())
+            .containsExactly(LimitSpec.of(10, Duration.ofMinutes(90)));
+        assertThat(RateLimitedValues.config(annotation("compositeInLimits"), "@RateLimited on Fixtures.compositeInLimits()").limits())
+            .containsExactly(LimitSpec.of(10, Duration.ofMinutes(90)));
+    }
+
+    @Test
     void aBareNumberIsMillisecondsAndIsoDurationsAreTaken() {
         assertThat(attributes("bareAndIso").window()).isEqualTo(Duration.ofMillis(1500));
         assertThat(attributes("bareAndIso").maxWait()).isEqualTo(Duration.ofSeconds(2));
@@ -138,8 +146,11 @@ class RateLimitedValuesTests {
     }
 
     private static RateLimitedValues attributes(String method) {
-        RateLimited annotation = ReflectionUtils.findMethod(Fixtures.class, method).getAnnotation(RateLimited.class);
-        return RateLimitedValues.asPropertiesBind(annotation, "@RateLimited on Fixtures." + method + "()");
+        return RateLimitedValues.asPropertiesBind(annotation(method), "@RateLimited on Fixtures." + method + "()");
+    }
+
+    private static RateLimited annotation(String method) {
+        return ReflectionUtils.findMethod(Fixtures.class, method).getAnnotation(RateLimited.class);
     }
 
     static class Fixtures {
