@@ -14,6 +14,8 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RetunePolicy;
+import dev.limiter.spring.internal.limits.LimitChecks;
+import dev.limiter.spring.internal.limits.RateLimitedValues;
 import dev.limiter.spring.LimiterConfigurationException;
 
 import org.jspecify.annotations.Nullable;
@@ -31,7 +33,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
      *
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
-    static LimiterDefinition merge(LimiterProperties properties, String name, @Nullable RateLimitedAttributes annotation, String site) {
+    static LimiterDefinition merge(LimiterProperties properties, String name, @Nullable RateLimitedValues annotation, String site) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         // One pass over the values, each taken from the property, else the annotation, else the default, and
         // noted with where it came from.
@@ -60,7 +62,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         return "limiter.limiters." + name + (attribute.isEmpty() ? "" : "." + attribute);
     }
 
-    static Algorithm algorithm(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedAttributes annotation,
+    static Algorithm algorithm(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedValues annotation,
             String site, Map<String, String> from) {
         if (configured != null && configured.getAlgorithm() != null) {
             from.put("algorithm", property(name, "algorithm"));
@@ -72,7 +74,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
 
     /** Configured limits replace the annotation's; otherwise limit, window and burst are merged one by one. */
     private static List<LimitSpec> limits(String name, Algorithm algorithm, LimiterProperties.@Nullable Limiter configured,
-            @Nullable RateLimitedAttributes annotation, String site, Map<String, String> from) {
+            @Nullable RateLimitedValues annotation, String site, Map<String, String> from) {
         boolean configuredSingle = configured != null
                 && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
         if (configured != null && !configured.getLimits().isEmpty()) {
@@ -143,7 +145,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         return LimitChecks.spec(permits, window, capacity, where);
     }
 
-    private static long limit(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedAttributes annotation,
+    private static long limit(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedValues annotation,
             String site, Map<String, String> from) {
         if (configured != null && configured.getLimit() != null) {
             from.put("limit", property(name, "limit"));
@@ -159,7 +161,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
                 "Set limiter.limiters." + name + ".limit (or limits), or limit in the annotation");
     }
 
-    private static Duration window(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedAttributes annotation,
+    private static Duration window(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedValues annotation,
             String site, Map<String, String> from) {
         if (configured != null && configured.getWindow() != null) {
             from.put("window", property(name, "window"));
@@ -176,7 +178,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
     }
 
     private static long burst(String name, Algorithm algorithm, long limit, LimiterProperties.@Nullable Limiter configured,
-            @Nullable RateLimitedAttributes annotation, Map<String, String> from) {
+            @Nullable RateLimitedValues annotation, Map<String, String> from) {
         long burst;
         String where;
         if (configured != null && configured.getBurst() != null) {
@@ -198,7 +200,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         return burst;
     }
 
-    static int subWindows(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedAttributes annotation,
+    static int subWindows(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedValues annotation,
             Map<String, String> from) {
         if (configured != null && configured.getSubWindows() != null) {
             from.put("sub-windows", property(name, "sub-windows"));
@@ -213,7 +215,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         return RateLimiterConfig.DEFAULT_SUB_WINDOWS;
     }
 
-    static Duration maxWait(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedAttributes annotation,
+    static Duration maxWait(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedValues annotation,
             Map<String, String> from) {
         if (configured != null && configured.getMaxWait() != null) {
             from.put("max-wait", property(name, "max-wait"));

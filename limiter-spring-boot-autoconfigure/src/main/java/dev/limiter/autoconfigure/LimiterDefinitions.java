@@ -11,13 +11,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
-import dev.limiter.autoconfigure.internal.DefinedLimiters;
-import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.internal.interceptor.LimiterPlans;
 import dev.limiter.spring.internal.interceptor.LimiterResolver;
+import dev.limiter.spring.internal.limits.RateLimitedValues;
+import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.RateLimited;
 
 import org.jspecify.annotations.Nullable;
@@ -42,7 +43,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
     private final Map<String, Map<String, String>> sources = new ConcurrentHashMap<>();
 
     /** The annotations that use each limiter, each at its site. */
-    private final Map<String, List<RateLimitedAttributes>> uses = new ConcurrentHashMap<>();
+    private final Map<String, List<RateLimitedValues>> uses = new ConcurrentHashMap<>();
 
     LimiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry) {
         this.properties = properties;
@@ -62,7 +63,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
 
     @Override
     public RateLimiter limiterFor(RateLimited annotation, String site) {
-        return limiterFor(annotation.name(), new RateLimitedAttributes(annotation, site), site);
+        return limiterFor(annotation.name(), RateLimitedValues.asPropertiesBind(annotation, site), site);
     }
 
     @Override
@@ -72,7 +73,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
 
     @Override
     public LimiterPlans plans(RateLimited annotation, String site) {
-        return plans(annotation.name(), new RateLimitedAttributes(annotation, site), site);
+        return plans(annotation.name(), RateLimitedValues.asPropertiesBind(annotation, site), site);
     }
 
     /**
@@ -81,7 +82,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
      *
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
-    RateLimiter limiterFor(String name, @Nullable RateLimitedAttributes annotation, String site) {
+    RateLimiter limiterFor(String name, @Nullable RateLimitedValues annotation, String site) {
         if (annotation != null) {
             check(name, annotation);
             uses.computeIfAbsent(name, (n) -> new CopyOnWriteArrayList<>()).add(annotation);
@@ -98,7 +99,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
      *
      * @param site where the limiter is used, for messages: "limiter.limiters.x" or "@RateLimited on A.m()"
      */
-    LimiterPlans plans(String name, @Nullable RateLimitedAttributes annotation, String site) {
+    LimiterPlans plans(String name, @Nullable RateLimitedValues annotation, String site) {
         if (annotation != null) {
             check(name, annotation);
         }
@@ -121,7 +122,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
      * Checks each value {@code annotation} sets on its own, whether or not {@code limiter.limiters.<name>}
      * replaces it; an error then names the property that replaces the attribute too.
      */
-    private void check(String name, RateLimitedAttributes annotation) {
+    private void check(String name, RateLimitedValues annotation) {
         try {
             annotation.check();
         }
@@ -224,7 +225,7 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
     }
 
     /** The annotations that use limiter {@code name}, in the order they were found. */
-    List<RateLimitedAttributes> uses(String name) {
+    List<RateLimitedValues> uses(String name) {
         return uses.getOrDefault(name, List.of());
     }
 
@@ -259,14 +260,14 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         // Shadow mode is chosen per annotated method, so its source is the first that chooses it.
         all.put("shadow", (configured != null && configured.getShadow() != null) ? property(name, "shadow")
-                : uses(name).stream().filter((use) -> use.annotation().shadow()).map(RateLimitedAttributes::site).findFirst()
+                : uses(name).stream().filter((use) -> use.annotation().shadow()).map(RateLimitedValues::site).findFirst()
                     .orElse("default"));
         return all;
     }
 
     @Override
     public List<String> sites(String name) {
-        return uses(name).stream().map(RateLimitedAttributes::site).toList();
+        return uses(name).stream().map(RateLimitedValues::site).toList();
     }
 
     @Override

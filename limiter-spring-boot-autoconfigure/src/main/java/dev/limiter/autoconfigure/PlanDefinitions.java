@@ -13,14 +13,15 @@ import java.util.function.BiFunction;
 
 import dev.limiter.Algorithm;
 import dev.limiter.FailurePolicy;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RetunePolicy;
-import dev.limiter.internal.LimiterArguments;
-import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.internal.interceptor.LimiterPlans;
 import dev.limiter.spring.internal.interceptor.LimiterPlans.Setting;
+import dev.limiter.spring.internal.limits.RateLimitedValues;
+import dev.limiter.spring.LimiterConfigurationException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.ParseException;
@@ -47,7 +48,7 @@ final class PlanDefinitions {
     record Plans(Map<String, RateLimiter> limited, Set<String> unlimited) {
     }
 
-    static Picking picking(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedAttributes annotation) {
+    static Picking picking(String name, LimiterProperties.@Nullable Limiter configured, @Nullable RateLimitedValues annotation) {
         Setting expression = expression(name, configured, annotation);
         Setting resolver = (expression == null) ? resolver(name, configured, annotation) : null;
         return new Picking(expression, resolver, defaultPlan(configured), unlimitedKeys(name, configured));
@@ -73,7 +74,7 @@ final class PlanDefinitions {
      * The plans of limiter {@code name}, its plans registered by {@code register} (plan, configuration),
      * checked to be picked by something; {@code from} gets where each value came from.
      */
-    static LimiterPlans plans(String name, LimiterProperties.Limiter configured, @Nullable RateLimitedAttributes annotation, String site,
+    static LimiterPlans plans(String name, LimiterProperties.Limiter configured, @Nullable RateLimitedValues annotation, String site,
             Picking picking, Map<String, String> from, BiFunction<String, RateLimiterConfig, RateLimiter> register) {
         Plans plans = register(name, configured, annotation, site, from, register);
         Set<String> all = new TreeSet<>(plans.limited().keySet());
@@ -101,7 +102,7 @@ final class PlanDefinitions {
      * Registers the limiter of each plan of limiter {@code name} that has limits: the plan's limits,
      * with the limiter's algorithm and options (configured, else the annotation's, else the defaults).
      */
-    static Plans register(String name, LimiterProperties.Limiter configured, @Nullable RateLimitedAttributes annotation,
+    static Plans register(String name, LimiterProperties.Limiter configured, @Nullable RateLimitedValues annotation,
             String site, Map<String, String> from, BiFunction<String, RateLimiterConfig, RateLimiter> register) {
         checkNoOwnLimits(name, configured);
         Algorithm algorithm = LimiterDefinition.algorithm(name, configured, annotation, site, from);
@@ -192,7 +193,7 @@ final class PlanDefinitions {
 
     /** The plan expression: limiter.limiters.x.plan, else the annotation's (unless the property names a plan resolver). */
     private static @Nullable Setting expression(String name, LimiterProperties.@Nullable Limiter configured,
-            @Nullable RateLimitedAttributes annotation) {
+            @Nullable RateLimitedValues annotation) {
         String text = (configured != null) ? configured.getPlan() : null;
         String resolver = (configured != null) ? configured.getPlanResolver() : null;
         if (text != null && !text.isBlank()) {
@@ -217,7 +218,7 @@ final class PlanDefinitions {
 
     /** The plan resolver bean: limiter.limiters.x.plan-resolver, else the annotation's (when no property picks the plan). */
     private static @Nullable Setting resolver(String name, LimiterProperties.@Nullable Limiter configured,
-            @Nullable RateLimitedAttributes annotation) {
+            @Nullable RateLimitedValues annotation) {
         String resolver = (configured != null) ? configured.getPlanResolver() : null;
         if (resolver != null && !resolver.isBlank()) {
             return new Setting(resolver.trim(), property(name, "plan-resolver"));

@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
+import dev.limiter.spring.internal.limits.RateLimitedValues;
 import dev.limiter.spring.LimiterConfigurationException;
 
 import org.jspecify.annotations.Nullable;
@@ -43,13 +44,13 @@ final class RetuneChecks {
                 // Plans are fixed at startup: checkFixed refuses any change to them.
                 continue;
             }
-            List<RateLimitedAttributes> used = definitions.uses(name);
+            List<RateLimitedValues> used = definitions.uses(name);
             if (used.isEmpty()) {
                 defined.put(name, LimiterDefinition.merge(next, name, null, property(name, "")));
                 continue;
             }
             LimiterDefinition first = null;
-            for (RateLimitedAttributes use : used) {
+            for (RateLimitedValues use : used) {
                 LimiterDefinition definition = LimiterDefinition.merge(next, name, use, use.site());
                 if (first == null) {
                     first = definition;
@@ -83,7 +84,7 @@ final class RetuneChecks {
             LimiterProperties.Limiter then = next.getLimiters().get(name);
             Boolean was = (now != null) ? now.getShadow() : null;
             Boolean will = (then != null) ? then.getShadow() : null;
-            List<RateLimitedAttributes> used = definitions.uses(name);
+            List<RateLimitedValues> used = definitions.uses(name);
             boolean changes = used.isEmpty() ? !Objects.equals(was, will)
                     : used.stream().anyMatch((use) -> ((was != null) ? was : use.annotation().shadow()) != ((will != null) ? will
                             : use.annotation().shadow()));

@@ -8,7 +8,7 @@ import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.internal.interceptor.LimiterPlans;
 import dev.limiter.spring.internal.interceptor.LimiterResolver;
-import dev.limiter.spring.internal.interceptor.RateLimitedValues;
+import dev.limiter.spring.internal.limits.RateLimitedValues;
 
 /**
  * Finds the limiter of a {@code @RateLimited} method from the annotation's own values, for an

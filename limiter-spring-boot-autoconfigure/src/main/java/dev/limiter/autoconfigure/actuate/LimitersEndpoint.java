@@ -19,7 +19,7 @@ import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
 import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
-import dev.limiter.autoconfigure.internal.LimitNotation;
+import dev.limiter.spring.internal.limits.LimitNotation;
 import dev.limiter.redis.RedisRateLimiterFactory;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.internal.web.RateLimitRule;

@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure.actuate;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import dev.limiter.RateLimiterRegistry;
@@ -93,7 +94,8 @@ final class LimitersEndpointRequests implements OperationInvokerAdvisor {
                     + "the field out");
         }
         catch (MissingParametersException ex) {
-            return refuse(web, 400, "Bad Request", ex.getReason());
+            // Spring Boot always gives the reason ("Missing parameters: ..."); the fallback is for the nullness check only.
+            return refuse(web, 400, "Bad Request", Objects.requireNonNullElse(ex.getReason(), "Missing parameters"));
         }
         if (web && (result == null || result instanceof WebEndpointResponse<?> response && response.getStatus() == 404
                 && response.getBody() == null)) {

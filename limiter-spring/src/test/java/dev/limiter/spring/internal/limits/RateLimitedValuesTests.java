@@ -1,4 +1,4 @@
-package dev.limiter.autoconfigure;
+package dev.limiter.spring.internal.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -14,15 +14,53 @@ import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Tests what an annotation says on its own, read and checked by {@link RateLimitedAttributes}: the values,
- * the limit notation without a burst, the durations Spring Boot's properties take (and no others), and
+ * Tests what an annotation says on its own, read and checked by {@link RateLimitedValues}: the values,
+ * the limit notation without a burst, the durations Spring Boot's properties take (under Spring Boot no
+ * others; without it, read by Spring Framework's parser, the same inputs with the same results), and
  * messages naming the attribute at its site.
  */
-class RateLimitedAttributesTests {
+class RateLimitedValuesTests {
+
+    @Test
+    void readsDurationsAsSpringBootDoes() {
+        for (boolean composite : new boolean[] { false, true }) {
+            assertThat(parse("10s", composite)).isEqualTo(Duration.ofSeconds(10));
+            assertThat(parse("500ms", composite)).isEqualTo(Duration.ofMillis(500));
+            assertThat(parse("1h", composite)).isEqualTo(Duration.ofHours(1));
+            assertThat(parse("1d", composite)).isEqualTo(Duration.ofDays(1));
+            assertThat(parse("1m", composite)).isEqualTo(Duration.ofMinutes(1));
+            assertThat(parse("250us", composite)).isEqualTo(Duration.ofNanos(250_000));
+            assertThat(parse("100ns", composite)).isEqualTo(Duration.ofNanos(100));
+            assertThat(parse("10S", composite)).isEqualTo(Duration.ofSeconds(10));
+            assertThat(parse("PT10S", composite)).isEqualTo(Duration.ofSeconds(10));
+            assertThat(parse("pt0.5s", composite)).isEqualTo(Duration.ofMillis(500));
+            // A bare number is milliseconds, as in Spring Boot.
+            assertThat(parse("10", composite)).isEqualTo(Duration.ofMillis(10));
+            assertThat(parse(" 10s ", composite)).isEqualTo(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void refusesWhatSpringBootRefusesNamingWhereItIsWritten() {
+        for (boolean composite : new boolean[] { false, true }) {
+            for (String text : new String[] { "1.5s", "10 s", "s", "", "1w", "10sec" }) {
+                assertThatExceptionOfType(LimiterConfigurationException.class)
+                    .isThrownBy(() -> RateLimitedValues.duration(text, "@RateLimited(window) on A.m()", composite))
+                    .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("@RateLimited(window) on A.m()"))
+                    .withMessageStartingWith("Not a duration");
+            }
+        }
+    }
+
+    @Test
+    void namesTheAttributeOfASite() {
+        assertThat(RateLimitedValues.attribute("burst", "@RateLimited on Orders.list(User)")).isEqualTo("@RateLimited(burst) on Orders.list(User)");
+        assertThat(attributes("unset").where("burst")).isEqualTo("@RateLimited(burst) on Fixtures.unset()");
+    }
 
     @Test
     void attributesLeftAtTheirDefaultsAreNotSet() {
-        RateLimitedAttributes attributes = attributes("unset");
+        RateLimitedValues attributes = attributes("unset");
         attributes.check();
         assertThat(attributes.limit()).isNull();
         assertThat(attributes.window()).isNull();
@@ -36,7 +74,7 @@ class RateLimitedAttributesTests {
 
     @Test
     void valuesAreReadAsPropertiesWouldBind() {
-        RateLimitedAttributes attributes = attributes("single");
+        RateLimitedValues attributes = attributes("single");
         attributes.check();
         assertThat(attributes.limit()).isEqualTo(10);
         assertThat(attributes.window()).isEqualTo(Duration.ofSeconds(1));
@@ -81,6 +119,14 @@ class RateLimitedAttributesTests {
     }
 
     @Test
+    void withoutSpringBootCompositeDurationsAreTaken() {
+        assertThat(RateLimitedValues.config(annotation("composite"), "@RateLimited on Fixtures.composite()").limits())
+            .containsExactly(LimitSpec.of(10, Duration.ofMinutes(90)));
+        assertThat(RateLimitedValues.config(annotation("compositeInLimits"), "@RateLimited on Fixtures.compositeInLimits()").limits())
+            .containsExactly(LimitSpec.of(10, Duration.ofMinutes(90)));
+    }
+
+    @Test
     void aBareNumberIsMillisecondsAndIsoDurationsAreTaken() {
         assertThat(attributes("bareAndIso").window()).isEqualTo(Duration.ofMillis(1500));
         assertThat(attributes("bareAndIso").maxWait()).isEqualTo(Duration.ofSeconds(2));
@@ -95,9 +141,16 @@ class RateLimitedAttributesTests {
             });
     }
 
-    private static RateLimitedAttributes attributes(String method) {
-        RateLimited annotation = ReflectionUtils.findMethod(Fixtures.class, method).getAnnotation(RateLimited.class);
-        return new RateLimitedAttributes(annotation, "@RateLimited on Fixtures." + method + "()");
+    private static Duration parse(String text, boolean composite) {
+        return RateLimitedValues.duration(text, "w", composite);
+    }
+
+    private static RateLimitedValues attributes(String method) {
+        return RateLimitedValues.asPropertiesBind(annotation(method), "@RateLimited on Fixtures." + method + "()");
+    }
+
+    private static RateLimited annotation(String method) {
+        return ReflectionUtils.findMethod(Fixtures.class, method).getAnnotation(RateLimited.class);
     }
 
     static class Fixtures {

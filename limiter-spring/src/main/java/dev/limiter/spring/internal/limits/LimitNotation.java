@@ -1,4 +1,4 @@
-package dev.limiter.autoconfigure.internal;
+package dev.limiter.spring.internal.limits;
 
 import java.util.ArrayList;
 import java.util.List;

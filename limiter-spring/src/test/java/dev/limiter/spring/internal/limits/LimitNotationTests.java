@@ -1,8 +1,8 @@
-package dev.limiter.autoconfigure.internal;
+package dev.limiter.spring.internal.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.limiter.autoconfigure.internal.LimitNotation.Written;
+import dev.limiter.spring.internal.limits.LimitNotation.Written;
 
 import org.junit.jupiter.api.Test;
 
