@@ -29,16 +29,9 @@ public final class RateLimitedValues {
 
     private final String site;
 
-    /**
-     * Whether durations may also be composite ("1h30m"): plain Spring has always taken them, while under
-     * Spring Boot an annotation takes only what a property binds.
-     */
-    private final boolean compositeDurations;
-
-    private RateLimitedValues(RateLimited annotation, String site, boolean compositeDurations) {
+    private RateLimitedValues(RateLimited annotation, String site) {
         this.annotation = annotation;
         this.site = site;
-        this.compositeDurations = compositeDurations;
     }
 
     /**
@@ -46,7 +39,7 @@ public final class RateLimitedValues {
      * Spring Boot binds a property's.
      */
     public static RateLimitedValues asPropertiesBind(RateLimited annotation, String site) {
-        return new RateLimitedValues(annotation, site, false);
+        return new RateLimitedValues(annotation, site);
     }
 
     /**
@@ -86,7 +79,7 @@ public final class RateLimitedValues {
     }
 
     private static RateLimitedValues withoutBoot(RateLimited annotation, String site) {
-        return new RateLimitedValues(annotation, site, true);
+        return new RateLimitedValues(annotation, site);
     }
 
     public RateLimited annotation() {
@@ -139,7 +132,7 @@ public final class RateLimitedValues {
         if (annotation.window().isBlank()) {
             return null;
         }
-        return LimitChecks.window(duration(annotation.window(), where("window"), compositeDurations), where("window"));
+        return LimitChecks.window(duration(annotation.window(), where("window")), where("window"));
     }
 
     public @Nullable Long burst() {
@@ -166,7 +159,7 @@ public final class RateLimitedValues {
             Duration window;
             try {
                 permits = Long.parseLong(written.limit());
-                window = duration(written.window(), compositeDurations);
+                window = duration(written.window());
             }
             catch (RuntimeException ex) {
                 throw notALimit(where, text);
@@ -220,7 +213,7 @@ public final class RateLimitedValues {
             return null;
         }
         String where = where("maxWait");
-        return LimitChecks.maxWait(duration(annotation.maxWait(), where, compositeDurations), where);
+        return LimitChecks.maxWait(duration(annotation.maxWait(), where), where);
     }
 
     /** The plan expression; null when not set. */
@@ -249,9 +242,9 @@ public final class RateLimitedValues {
                 : annotation + "(" + attribute + ") " + site;
     }
 
-    static Duration duration(String text, String where, boolean composite) {
+    static Duration duration(String text, String where) {
         try {
-            return duration(text.trim(), composite);
+            return duration(text.trim());
         }
         catch (IllegalArgumentException ex) {
             throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a duration",
@@ -262,12 +255,12 @@ public final class RateLimitedValues {
     /**
      * A duration as Spring Boot binds one: ISO-8601 ("PT10S") or a number and a unit ("10s", "500ms", a
      * bare number being milliseconds). Spring's detection also takes composite durations ("1h30m"), which
-     * properties do not: they are refused unless {@code composite}, so that under Spring Boot an annotation
-     * and a property take the same text.
+     * properties do not: they are refused, so that an annotation takes the same text with and without
+     * Spring Boot, and the same as a property.
      */
-    private static Duration duration(String text, boolean composite) {
+    private static Duration duration(String text) {
         DurationFormat.Style style = DurationFormatterUtils.detect(text);
-        if (style == DurationFormat.Style.COMPOSITE && !composite) {
+        if (style == DurationFormat.Style.COMPOSITE) {
             throw new IllegalArgumentException("'" + text + "' is not a duration of the ISO-8601 or simple style");
         }
         return DurationFormatterUtils.parse(text, style);

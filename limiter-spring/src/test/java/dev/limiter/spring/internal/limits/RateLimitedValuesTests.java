@@ -23,32 +23,28 @@ class RateLimitedValuesTests {
 
     @Test
     void readsDurationsAsSpringBootDoes() {
-        for (boolean composite : new boolean[] { false, true }) {
-            assertThat(parse("10s", composite)).isEqualTo(Duration.ofSeconds(10));
-            assertThat(parse("500ms", composite)).isEqualTo(Duration.ofMillis(500));
-            assertThat(parse("1h", composite)).isEqualTo(Duration.ofHours(1));
-            assertThat(parse("1d", composite)).isEqualTo(Duration.ofDays(1));
-            assertThat(parse("1m", composite)).isEqualTo(Duration.ofMinutes(1));
-            assertThat(parse("250us", composite)).isEqualTo(Duration.ofNanos(250_000));
-            assertThat(parse("100ns", composite)).isEqualTo(Duration.ofNanos(100));
-            assertThat(parse("10S", composite)).isEqualTo(Duration.ofSeconds(10));
-            assertThat(parse("PT10S", composite)).isEqualTo(Duration.ofSeconds(10));
-            assertThat(parse("pt0.5s", composite)).isEqualTo(Duration.ofMillis(500));
-            // A bare number is milliseconds, as in Spring Boot.
-            assertThat(parse("10", composite)).isEqualTo(Duration.ofMillis(10));
-            assertThat(parse(" 10s ", composite)).isEqualTo(Duration.ofSeconds(10));
-        }
+        assertThat(parse("10s")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(parse("1h")).isEqualTo(Duration.ofHours(1));
+        assertThat(parse("1d")).isEqualTo(Duration.ofDays(1));
+        assertThat(parse("1m")).isEqualTo(Duration.ofMinutes(1));
+        assertThat(parse("250us")).isEqualTo(Duration.ofNanos(250_000));
+        assertThat(parse("100ns")).isEqualTo(Duration.ofNanos(100));
+        assertThat(parse("10S")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(parse("PT10S")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(parse("pt0.5s")).isEqualTo(Duration.ofMillis(500));
+        // A bare number is milliseconds, as in Spring Boot.
+        assertThat(parse("10")).isEqualTo(Duration.ofMillis(10));
+        assertThat(parse(" 10s ")).isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test
     void refusesWhatSpringBootRefusesNamingWhereItIsWritten() {
-        for (boolean composite : new boolean[] { false, true }) {
-            for (String text : new String[] { "1.5s", "10 s", "s", "", "1w", "10sec" }) {
-                assertThatExceptionOfType(LimiterConfigurationException.class)
-                    .isThrownBy(() -> RateLimitedValues.duration(text, "@RateLimited(window) on A.m()", composite))
-                    .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("@RateLimited(window) on A.m()"))
-                    .withMessageStartingWith("Not a duration");
-            }
+        for (String text : new String[] { "1.5s", "10 s", "s", "", "1w", "10sec", "1h30m" }) {
+            assertThatExceptionOfType(LimiterConfigurationException.class)
+                .isThrownBy(() -> RateLimitedValues.duration(text, "@RateLimited(window) on A.m()"))
+                .satisfies((ex) -> assertThat(ex.getWhere()).isEqualTo("@RateLimited(window) on A.m()"))
+                .withMessageStartingWith("Not a duration");
         }
     }
 
@@ -119,11 +115,13 @@ class RateLimitedValuesTests {
     }
 
     @Test
-    void withoutSpringBootCompositeDurationsAreTaken() {
-        assertThat(RateLimitedValues.config(annotation("composite"), "@RateLimited on Fixtures.composite()").limits())
-            .containsExactly(LimitSpec.of(10, Duration.ofMinutes(90)));
-        assertThat(RateLimitedValues.config(annotation("compositeInLimits"), "@RateLimited on Fixtures.compositeInLimits()").limits())
-            .containsExactly(LimitSpec.of(10, Duration.ofMinutes(90)));
+    void withoutSpringBootCompositeDurationsAreRefusedToo() {
+        assertThatExceptionOfType(LimiterConfigurationException.class)
+            .isThrownBy(() -> RateLimitedValues.config(annotation("composite"), "@RateLimited on Fixtures.composite()"))
+            .satisfies((ex) -> assertThat(ex.getProblem()).isEqualTo("Not a duration"));
+        assertThatExceptionOfType(LimiterConfigurationException.class)
+            .isThrownBy(() -> RateLimitedValues.config(annotation("compositeInLimits"), "@RateLimited on Fixtures.compositeInLimits()"))
+            .satisfies((ex) -> assertThat(ex.getProblem()).isEqualTo("Not a limit"));
     }
 
     @Test
@@ -141,8 +139,8 @@ class RateLimitedValuesTests {
             });
     }
 
-    private static Duration parse(String text, boolean composite) {
-        return RateLimitedValues.duration(text, "w", composite);
+    private static Duration parse(String text) {
+        return RateLimitedValues.duration(text, "w");
     }
 
     private static RateLimitedValues attributes(String method) {
