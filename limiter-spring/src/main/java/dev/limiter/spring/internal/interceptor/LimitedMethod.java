@@ -81,6 +81,9 @@ final class LimitedMethod implements EnforcementPoint {
     /** What gives the key, for the message of a missing one. */
     private final String keySource;
 
+    /** Whether a call's key, cost or plan depends on the request it serves: known once, asked on every call. */
+    private final boolean usesRequest;
+
     /**
      * @param limits the limits of the calls: the limiter's own, or its plans'
      * @param method the most specific method on the target class: an interface method (JDK proxy)
@@ -116,7 +119,9 @@ final class LimitedMethod implements EnforcementPoint {
         this.keyParameter = (key != null && keyResolver == null && cost == null && !limits.hasPlanExpression())
                 ? referencedParameter(key.getExpressionString(), method, this.parameterNames, this.requestVariables)
                 : -1;
-        this.keySource = (key != null) ? "The rate limit key " + key.getExpressionString() : "The rate limit key";
+        this.keySource = (keyResolver != null) ? "The key resolver '" + keyResolverName + "'"
+                : (key != null) ? "The rate limit key " + key.getExpressionString() : "The rate limit key";
+        this.usesRequest = keyResolver != null || limits.hasPlanResolver() || !this.requestVariables.isEmpty();
     }
 
     /** A reference to one parameter: {@code #name}, {@code #p<i>} or {@code #a<i>}. */
@@ -167,7 +172,7 @@ final class LimitedMethod implements EnforcementPoint {
 
     /** Whether a call's key, cost or plan depends on the request it serves (request variables or a resolver). */
     boolean usesRequest() {
-        return keyResolver != null || limits.hasPlanResolver() || !requestVariables.isEmpty();
+        return usesRequest;
     }
 
     /** What the method returns, which decides when its calls are decided. */
@@ -277,10 +282,14 @@ final class LimitedMethod implements EnforcementPoint {
             throw new IllegalStateException(site + " has no key resolver");
         }
         String text = keyResolver.get().resolve(new KeyContext(method, args, target, request.request(), request.principal(), request.clientIp()));
-        return keyOrMissing(text, "The key resolver '" + keyResolverName + "'");
+        return keyOrMissing(text, keySource);
     }
 
     private @Nullable String keyOrMissing(@Nullable String text, String source) {
+        if (text != null && !text.isEmpty()) {
+            // The common case, without building the message of a missing key on every call.
+            return text;
+        }
         return KeysAndCosts.keyOrMissing(text, onMissingKey, name(), source + " of " + site);
     }
 

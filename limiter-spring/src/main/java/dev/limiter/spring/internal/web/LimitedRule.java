@@ -51,6 +51,9 @@ final class LimitedRule implements EnforcementPoint {
 
     private final String site;
 
+    /** What gives the key, for the message of a missing one: made once, not per request. */
+    private final String keySource;
+
     private final List<PathPattern> paths;
 
     /** The methods the rule applies to; empty for all. */
@@ -87,6 +90,7 @@ final class LimitedRule implements EnforcementPoint {
         this.when = when;
         this.unless = unless;
         this.key = key;
+        this.keySource = (key != null) ? "The rate limit key " + key.getExpressionString() + " of " + site : "";
         this.cost = cost;
         this.fixedCost = fixedCost;
         this.onMissingKey = onMissingKey;
@@ -274,7 +278,7 @@ final class LimitedRule implements EnforcementPoint {
             return null;
         }
         String keyText = (key != null) ? KeysAndCosts.keyOrMissing(KeysAndCosts.text(key.getValue(context)), onMissingKey,
-                limiter().name(), "The rate limit key " + key.getExpressionString() + " of " + site) : "";
+                limiter().name(), keySource) : "";
         if (keyText == null) {
             return null;
         }
