@@ -6,19 +6,29 @@ import java.util.List;
 import dev.limiter.Algorithm;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.metrics.LimiterMetricsAutoConfiguration;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * A small Spring Boot application with Limiter's auto-configuration and one bean of
- * {@code @RateLimited} methods, limited as configured in properties: the annotated-method path.
+ * {@code @RateLimited} methods, limited as configured in properties: the annotated-method path. Metrics
+ * and observations are on, as in an application with the actuator (a simple meter registry, and an
+ * observation registry whose meter handler times every decision): Limiter's default.
  */
 final class AnnotatedApp implements AutoCloseable {
 
@@ -29,6 +39,9 @@ final class AnnotatedApp implements AutoCloseable {
     private final boolean flood;
 
     private AnnotatedApp(ConfigurableApplicationContext context, Workload workload) {
+        if (context.getBeanNamesForType(MeterRegistry.class).length == 0 || context.getBeanNamesForType(ObservationRegistry.class).length == 0) {
+            throw new IllegalStateException("The benchmark application must measure with metrics and observations on, Limiter's default");
+        }
         this.context = context;
         this.calls = context.getBean(LimitedCalls.class);
         this.flood = workload == Workload.FLOOD;
@@ -97,7 +110,14 @@ final class AnnotatedApp implements AutoCloseable {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({ MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+            SimpleMetricsExportAutoConfiguration.class, ObservationAutoConfiguration.class, LimiterMetricsAutoConfiguration.class })
+    static class Metrics {
+    }
+
+    @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration({ DataRedisAutoConfiguration.class, LimiterAutoConfiguration.class })
+    @Import(Metrics.class)
     static class OnRedis {
 
         @Bean
@@ -108,6 +128,7 @@ final class AnnotatedApp implements AutoCloseable {
 
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(LimiterAutoConfiguration.class)
+    @Import(Metrics.class)
     static class InMemory {
 
         @Bean
