@@ -6,7 +6,10 @@ package dev.limiter;
  * completes it), so it must be quick and must not throw.
  *
  * <p>A listener that needs to see a decision begin, such as one timing it or opening a span, returns
- * from {@link #onStart} the listener that is to hear how that one decision ends.
+ * from {@link #onStart} the listener that is to hear how that one decision ends. Only decisions that
+ * leave the process are started: those sent to Redis. A decision made in the process (by the memory
+ * backend, the local deny cache, a lease, or the failure policy while Redis is out) takes well under a
+ * microsecond, less than a span or timer of its own would cost; it is heard by {@link #onDecision} only.
  */
 @FunctionalInterface
 public interface DecisionListener {
@@ -16,9 +19,9 @@ public interface DecisionListener {
     };
 
     /**
-     * Hears that {@code limiter} starts deciding a call, on the calling thread, before anything is
-     * asked; the listener returned hears that decision's event. The default returns this listener,
-     * which then hears the event as any other.
+     * Hears that {@code limiter} sends a decision to Redis, on the calling thread, before the script is
+     * sent; the listener returned hears that decision's event (answered by Redis, or by the failure
+     * policy if Redis fails it). The default returns this listener, which then hears the event as any other.
      */
     default DecisionListener onStart(RateLimiter limiter) {
         return this;

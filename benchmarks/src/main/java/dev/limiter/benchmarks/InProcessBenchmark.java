@@ -74,7 +74,11 @@ public class InProcessBenchmark {
                 }
             }
         }
+        decider.warmUp(workload, SINGLE_THREADED_WARMUP);
     }
+
+    /** How long each implementation decides on one thread before JMH's warmup: see {@link Decider#warmUp}. */
+    static final Duration SINGLE_THREADED_WARMUP = Duration.ofSeconds(3);
 
     @Benchmark
     public boolean decide(Tally tally) {

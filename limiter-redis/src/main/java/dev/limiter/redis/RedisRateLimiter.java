@@ -246,9 +246,22 @@ final class RedisRateLimiter implements RateLimiter {
         LimiterArguments.checkPermits(permits);
         Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
+        Route route;
+        try {
+            route = beforeRedis(tuned, redisKey, key, permits, listener, true);
+        }
+        catch (RuntimeException ex) {
+            listener.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+        Decision decided = route.decision();
+        if (decided != null) {
+            return decided;
+        }
+        // Only a decision that goes to Redis is started: what listeners time or trace is the round trip.
         DecisionListener heard = listener.onStart(this);
         try {
-            return decide(tuned, redisKey, key, permits, heard);
+            return decide(tuned, redisKey, key, permits, route.leaseCall(), heard);
         }
         catch (RuntimeException ex) {
             heard.onDecision(DecisionEvent.failed(this, ex));
@@ -256,13 +269,8 @@ final class RedisRateLimiter implements RateLimiter {
         }
     }
 
-    private Decision decide(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard) {
-        Route route = beforeRedis(tuned, redisKey, key, permits, heard, true);
-        Decision decided = route.decision();
-        if (decided != null) {
-            return decided;
-        }
-        LocalLeases.Call leaseCall = route.leaseCall();
+    private Decision decide(Tuning tuned, String redisKey, String key, long permits, LocalLeases.@Nullable Call leaseCall,
+            DecisionListener heard) {
         boolean answered = false;
         try {
             List<?> reply;
@@ -316,6 +324,8 @@ final class RedisRateLimiter implements RateLimiter {
      * policy's decision while Redis is out or the key owes permits admitted without it. A lease call
      * not sent leaves the key free to lease again.
      *
+     * @param heard what hears a decision made here: the limiter's listener, not started, since none of
+     *     these leaves the process
      * @param mayBlock whether this caller may charge what the key owes itself, blocking
      */
     private Route beforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock) {
@@ -393,9 +403,21 @@ final class RedisRateLimiter implements RateLimiter {
         LimiterArguments.checkPermits(permits);
         Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
+        Route route;
+        try {
+            route = beforeRedis(tuned, redisKey, key, permits, listener, false);
+        }
+        catch (RuntimeException ex) {
+            listener.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+        Decision decided = route.decision();
+        if (decided != null) {
+            return CompletableFuture.completedFuture(decided);
+        }
         DecisionListener heard = listener.onStart(this);
         try {
-            return decideAsync(reactive, tuned, redisKey, key, permits, heard);
+            return decideAsync(reactive, tuned, redisKey, key, permits, route.leaseCall(), heard);
         }
         catch (RuntimeException ex) {
             heard.onDecision(DecisionEvent.failed(this, ex));
@@ -404,13 +426,7 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     private CompletionStage<Decision> decideAsync(ReactiveScripts reactive, Tuning tuned, String redisKey, String key, long permits,
-            DecisionListener heard) {
-        Route route = beforeRedis(tuned, redisKey, key, permits, heard, false);
-        Decision decided = route.decision();
-        if (decided != null) {
-            return CompletableFuture.completedFuture(decided);
-        }
-        LocalLeases.Call leaseCall = route.leaseCall();
+            LocalLeases.@Nullable Call leaseCall, DecisionListener heard) {
         CompletableFuture<List<?>> reply = null;
         long start = System.nanoTime();
         try {

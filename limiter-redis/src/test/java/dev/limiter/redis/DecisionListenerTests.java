@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.limiter.Algorithm;
 import dev.limiter.Decision;
@@ -140,41 +141,58 @@ class DecisionListenerTests {
     }
 
     @Test
-    void aListenerThatStartsWithADecisionHearsHowThatOneEnds() {
+    void aDecisionSentToRedisIsStartedAndItsListenerHearsHowThatOneEnds() {
         List<String> trace = new CopyOnWriteArrayList<>();
-        DecisionListener timing = new DecisionListener() {
-
-            private int started;
-
-            @Override
-            public DecisionListener onStart(RateLimiter limiter) {
-                int number = ++started;
-                trace.add("start " + number);
-                return (event) -> trace.add("end " + number + " " + event.outcome() + " " + event.decision().source());
-            }
-
-            @Override
-            public void onDecision(DecisionEvent event) {
-                trace.add("unstarted " + event.outcome());
-            }
-        };
         RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(TestRedisSupport.shared())
             .keyPrefix(TestRedisSupport.uniquePrefix())
             .clock(clock)
             .localDenyCache(100)
-            .listener(timing).build();
+            .listener(timing(trace)).build();
         try {
             RateLimiter limiter = factory.create("timed", Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE);
             limiter.tryAcquire("k");
             limiter.tryAcquireAsync("k", 1).toCompletableFuture().join();
             limiter.tryAcquire("k");
             limiter.tryAcquire("k");
+            limiter.tryAcquireAsync("k", 1).toCompletableFuture().join();
+            // The deny cache answers the last two in this process: heard, never started.
             assertThat(trace).containsExactly("start 1", "end 1 ALLOWED REDIS", "start 2", "end 2 ALLOWED REDIS", "start 3",
-                    "end 3 REJECTED REDIS", "start 4", "end 4 REJECTED LOCAL_DENY_CACHE");
+                    "end 3 REJECTED REDIS", "unstarted REJECTED LOCAL_DENY_CACHE", "unstarted REJECTED LOCAL_DENY_CACHE");
         }
         finally {
             factory.close();
         }
+    }
+
+    @Test
+    void aDecisionMadeInMemoryIsHeardWithoutBeingStarted() {
+        List<String> trace = new CopyOnWriteArrayList<>();
+        RateLimiter limiter = InMemoryRateLimiterFactory.builder().clock(clock).maxKeys(100).listener(timing(trace)).build()
+            .create("timed", Algorithm.TOKEN_BUCKET, TWO_PER_MINUTE);
+        limiter.tryAcquire("k");
+        limiter.tryAcquireAsync("k", 1).toCompletableFuture().join();
+        limiter.tryAcquire("k");
+        assertThat(trace).containsExactly("unstarted ALLOWED MEMORY", "unstarted ALLOWED MEMORY", "unstarted REJECTED MEMORY");
+    }
+
+    /** A listener tracing which decisions it was started for and how each ended. */
+    private static DecisionListener timing(List<String> trace) {
+        return new DecisionListener() {
+
+            private final AtomicInteger started = new AtomicInteger();
+
+            @Override
+            public DecisionListener onStart(RateLimiter limiter) {
+                int number = started.incrementAndGet();
+                trace.add("start " + number);
+                return (event) -> trace.add("end " + number + " " + event.outcome() + " " + event.decision().source());
+            }
+
+            @Override
+            public void onDecision(DecisionEvent event) {
+                trace.add("unstarted " + event.outcome() + " " + event.decision().source());
+            }
+        };
     }
 
     @Test

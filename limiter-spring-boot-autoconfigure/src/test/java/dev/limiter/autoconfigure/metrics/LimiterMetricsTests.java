@@ -334,6 +334,33 @@ class LimiterMetricsTests {
     }
 
     @Test
+    void aDecisionMadeInMemoryIsCountedButNotObserved() {
+        List<Observation.Context> observed = new CopyOnWriteArrayList<>();
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStop(Observation.Context context) {
+                observed.add(context);
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        this.contextRunner.withBean(ObservationRegistry.class, () -> observations).withPropertyValues("limiter.backend=memory").run((context) -> {
+            Service service = context.getBean(Service.class);
+            service.strict("grace");
+            service.strict("grace");
+            assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.strict("grace"));
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            assertThat(decisions(meters, "strict", "allowed", "memory")).isEqualTo(2);
+            assertThat(decisions(meters, "strict", "rejected", "memory")).isEqualTo(1);
+            assertThat(observed).isEmpty();
+        });
+    }
+
+    @Test
     void withoutAMeterRegistryNothingIsRecordedAndCallsAreLimitedAsUsual() {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LimiterAutoConfiguration.class,

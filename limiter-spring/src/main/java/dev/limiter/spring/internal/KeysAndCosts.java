@@ -18,6 +18,10 @@ public final class KeysAndCosts {
 
     /** A principal stands for its name: its toString may hold details that change per session. */
     public static @Nullable String text(@Nullable Object value) {
+        if (value instanceof String text) {
+            // Most keys; and asking a String whether it is a Principal first scans all its interfaces on every call.
+            return text;
+        }
         if (value instanceof Principal principal) {
             return principal.getName();
         }
