@@ -44,7 +44,7 @@ public final class CurrentServerExchange {
      * an exchange (or without the filter). The principal is Spring Security's authentication in the
      * subscriber's context, else the exchange's principal.
      */
-    public static Mono<ServedRequest> callRequest(ContextView context, ServedRequest otherwise, ClientIpResolver clientIps) {
+    public static Mono<ServedRequest> callRequest(ContextView context, ServedRequest otherwise, @Nullable ClientIpResolver clientIps) {
         Optional<ServerWebExchange> found = ServerWebExchangeContextFilter.getExchange(context);
         if (found.isEmpty()) {
             return Mono.just(otherwise);
@@ -55,18 +55,34 @@ public final class CurrentServerExchange {
     /**
      * The request of {@code exchange}, as a {@link ServedRequest}; the principal is Spring Security's
      * authentication in the subscriber's context, else the exchange's principal.
+     *
+     * @param clientIps how the client's address is found; null when nothing reads it, which leaves it null
      */
-    public static Mono<ServedRequest> callRequest(ServerWebExchange exchange, ClientIpResolver clientIps) {
+    public static Mono<ServedRequest> callRequest(ServerWebExchange exchange, @Nullable ClientIpResolver clientIps) {
         ServerHttpRequest request = exchange.getRequest();
-        InetSocketAddress remote = request.getRemoteAddress();
-        String peer = (remote == null) ? null
-                : (remote.getAddress() != null) ? remote.getAddress().getHostAddress() : remote.getHostString();
-        String clientIp = clientIps.resolve(peer, request.getHeaders().getOrEmpty(clientIps.headerName()));
+        String clientIp = (clientIps != null) ? clientIp(request, clientIps) : null;
         Mono<Principal> principal = exchange.getPrincipal();
         if (SecurityPrincipal.PRESENT) {
             principal = ReactiveSecurityPrincipal.ofSubscriber().switchIfEmpty(principal);
         }
         return principal.map((who) -> new ServedRequest(request, who, clientIp))
             .defaultIfEmpty(new ServedRequest(request, null, clientIp));
+    }
+
+    /**
+     * {@code request} as a {@link ServedRequest} without its principal, for calls that do not read it:
+     * found at once, with no subscription.
+     *
+     * @param clientIps how the client's address is found; null when nothing reads it, which leaves it null
+     */
+    public static ServedRequest servedRequest(ServerHttpRequest request, @Nullable ClientIpResolver clientIps) {
+        return new ServedRequest(request, null, (clientIps != null) ? clientIp(request, clientIps) : null);
+    }
+
+    private static @Nullable String clientIp(ServerHttpRequest request, ClientIpResolver clientIps) {
+        InetSocketAddress remote = request.getRemoteAddress();
+        String peer = (remote == null) ? null
+                : (remote.getAddress() != null) ? remote.getAddress().getHostAddress() : remote.getHostString();
+        return clientIps.resolve(peer, request.getHeaders().getOrEmpty(clientIps.headerName()));
     }
 }

@@ -45,9 +45,11 @@ public final class RateLimitHeaderFields {
 
     private final List<LimitSpec> limits;
 
-    private final List<Long> capacities = new ArrayList<>();
+    /** Each limit's capacity, as its decisions report it in {@link Decision#limit()}. */
+    private final long[] capacities;
 
-    private final List<String> names = new ArrayList<>();
+    /** Each limit's name, quoted as a structured-field string: made once, not per response. */
+    private final String[] quotedNames;
 
     private final String policy;
 
@@ -56,14 +58,17 @@ public final class RateLimitHeaderFields {
         this.limits = config.limits();
         boolean bucket = config.algorithm().isBucket();
         List<String> members = new ArrayList<>();
-        for (LimitSpec limit : limits) {
+        this.capacities = new long[limits.size()];
+        this.quotedNames = new String[limits.size()];
+        for (int i = 0; i < limits.size(); i++) {
+            LimitSpec limit = limits.get(i);
             String name = (limits.size() == 1) ? limiter.name() : limiter.name() + "-" + window(limit.window());
             long capacity = bucket ? limit.burst() : limit.limit();
             long refillMicros = bucket ? ceilDiv(BigInteger.valueOf(limit.burst()).multiply(BigInteger.valueOf(micros(limit.window()))),
                     limit.limit()) : micros(limit.window());
-            names.add(name);
-            capacities.add(capacity);
-            members.add(string(name) + ";q=" + capacity + ";w=" + Math.max(1, ceilDiv(refillMicros, MICROS_PER_SECOND)));
+            quotedNames[i] = string(name);
+            capacities[i] = capacity;
+            members.add(quotedNames[i] + ";q=" + capacity + ";w=" + Math.max(1, ceilDiv(refillMicros, MICROS_PER_SECOND)));
         }
         this.policy = String.join(", ", members);
     }
@@ -105,7 +110,7 @@ public final class RateLimitHeaderFields {
     }
 
     private String member(int limit, long remaining, long seconds) {
-        return string(names.get(limit)) + ";r=" + remaining + ";t=" + seconds;
+        return quotedNames[limit] + ";r=" + remaining + ";t=" + seconds;
     }
 
     /**
@@ -113,7 +118,13 @@ public final class RateLimitHeaderFields {
      * (the first such, should two limits of a bucket algorithm share a burst: the decision does not say).
      */
     private int reported(Decision decision) {
-        return Math.max(capacities.indexOf(decision.limit()), 0);
+        long capacity = decision.limit();
+        for (int i = 0; i < capacities.length; i++) {
+            if (capacities[i] == capacity) {
+                return i;
+            }
+        }
+        return 0;
     }
 
     /** Whole seconds, rounded up and at least 1, so a client never retries too early. */

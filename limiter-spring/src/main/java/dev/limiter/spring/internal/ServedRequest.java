@@ -34,8 +34,12 @@ public record ServedRequest(@Nullable Object request, @Nullable Principal princi
     public static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", null)
             && ClassUtils.isPresent("org.springframework.web.context.request.ServletRequestAttributes", null);
 
-    /** The servlet request this thread handles, else only Spring Security's principal, if any. */
-    public static ServedRequest ofThisThread(ClientIpResolver clientIps) {
+    /**
+     * The servlet request this thread handles, else only Spring Security's principal, if any.
+     *
+     * @param clientIps how the client's address is found; null when nothing reads it, which leaves it null
+     */
+    public static ServedRequest ofThisThread(@Nullable ClientIpResolver clientIps) {
         return SERVLET_PRESENT ? CurrentServletRequest.get(clientIps) : outsideRequest();
     }
 

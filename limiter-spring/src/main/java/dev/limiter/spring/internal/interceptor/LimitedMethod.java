@@ -19,8 +19,10 @@ import dev.limiter.spring.KeyResolver;
 import dev.limiter.spring.MissingKeyPolicy;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.spring.internal.EnforcementPoint;
+import dev.limiter.spring.internal.EvaluationContexts;
 import dev.limiter.spring.internal.KeysAndCosts;
 import dev.limiter.spring.internal.ServedRequest;
+import dev.limiter.spring.web.ClientIpResolver;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -84,6 +86,9 @@ final class LimitedMethod implements EnforcementPoint {
     /** Whether a call's key, cost or plan depends on the request it serves: known once, asked on every call. */
     private final boolean usesRequest;
 
+    /** Whether a call needs the client's address: an expression reads {@code #clientIp}, or a resolver may. */
+    private final boolean usesClientIp;
+
     /**
      * @param limits the limits of the calls: the limiter's own, or its plans'
      * @param method the most specific method on the target class: an interface method (JDK proxy)
@@ -122,6 +127,7 @@ final class LimitedMethod implements EnforcementPoint {
         this.keySource = (keyResolver != null) ? "The key resolver '" + keyResolverName + "'"
                 : (key != null) ? "The rate limit key " + key.getExpressionString() : "The rate limit key";
         this.usesRequest = keyResolver != null || limits.hasPlanResolver() || !this.requestVariables.isEmpty();
+        this.usesClientIp = keyResolver != null || limits.hasPlanResolver() || this.requestVariables.contains(ServedRequest.CLIENT_IP);
     }
 
     /** A reference to one parameter: {@code #name}, {@code #p<i>} or {@code #a<i>}. */
@@ -173,6 +179,11 @@ final class LimitedMethod implements EnforcementPoint {
     /** Whether a call's key, cost or plan depends on the request it serves (request variables or a resolver). */
     boolean usesRequest() {
         return usesRequest;
+    }
+
+    /** How a call finds the client's address, from {@code prepared}; null when nothing of the call reads it. */
+    @Nullable ClientIpResolver clientIps(RateLimitedMethods prepared) {
+        return usesClientIp ? prepared.clientIps() : null;
     }
 
     /** What the method returns, which decides when its calls are decided. */
@@ -251,7 +262,7 @@ final class LimitedMethod implements EnforcementPoint {
         if (key == null && cost == null && !limits.hasPlanExpression()) {
             return null;
         }
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
+        MethodBasedEvaluationContext context = EvaluationContexts.sharingLookups(new MethodBasedEvaluationContext(target, method, args, parameterNames));
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }

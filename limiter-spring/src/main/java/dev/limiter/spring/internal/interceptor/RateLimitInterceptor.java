@@ -39,7 +39,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         ReturnKind returns = limited.returns();
-        ServedRequest request = limited.usesRequest() ? ServedRequest.ofThisThread(prepared.clientIps()) : ServedRequest.NONE;
+        ServedRequest request = limited.usesRequest() ? ServedRequest.ofThisThread(limited.clientIps(prepared)) : ServedRequest.NONE;
         if (limited.usesRequest() && returns.evaluatesPerSubscription()) {
             // A WebFlux exchange is only in the subscriber's context: the key waits for the subscription.
             return returns.limit(InterceptedCall.pending(invocation, limited, prepared, request));

@@ -23,6 +23,7 @@ import dev.limiter.spring.PlanResolver;
 import dev.limiter.spring.RateLimited;
 import dev.limiter.spring.internal.Consequence;
 import dev.limiter.spring.internal.DecisionOutcomes;
+import dev.limiter.spring.internal.EvaluationContexts;
 import dev.limiter.spring.internal.ServedRequest;
 import dev.limiter.spring.web.ClientIpResolver;
 
@@ -30,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
@@ -59,7 +61,7 @@ public final class RateLimitedMethods {
 
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
-    private final SpelExpressionParser parser = new SpelExpressionParser();
+    private final SpelExpressionParser parser;
 
     private final Map<MethodClassKey, Optional<LimitedMethod>> methods = new ConcurrentHashMap<>();
 
@@ -116,6 +118,12 @@ public final class RateLimitedMethods {
         this.outcomes = outcomes;
         this.beanFactory = beanFactory;
         this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+        this.parser = EvaluationContexts.parser((beanFactory instanceof ConfigurableBeanFactory configurable) ? configurable.getBeanClassLoader() : null);
+    }
+
+    /** The parser of key, cost, plan and rule expressions: compiles them once they run often. */
+    public SpelExpressionParser parser() {
+        return parser;
     }
 
     /**

@@ -95,7 +95,7 @@ final class ReactiveCalls implements ReturnKind {
         if (known == null) {
             return Mono.just(Optional.of(call));
         }
-        Mono<ServedRequest> request = EXCHANGE_PRESENT ? CurrentServerExchange.callRequest(context, known, call.prepared().clientIps())
+        Mono<ServedRequest> request = EXCHANGE_PRESENT ? CurrentServerExchange.callRequest(context, known, call.method().clientIps(call.prepared()))
                 : Mono.just(known);
         return request.map((found) -> Optional.ofNullable(call.evaluate(found)));
     }

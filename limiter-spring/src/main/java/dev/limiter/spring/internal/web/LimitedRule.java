@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.spring.LimiterConfigurationException;
@@ -78,6 +79,12 @@ final class LimitedRule implements EnforcementPoint {
 
     private final Supplier<RateLimiter> deciding;
 
+    /** Whether an expression of the rule reads {@code #clientIp}: only then is the client's address found. */
+    private final boolean usesClientIp;
+
+    /** Whether an expression of the rule reads {@code #principal}. */
+    private final boolean usesPrincipal;
+
     /** Made on the first request, and again when the limiter is retuned. */
     private volatile @Nullable RateLimitHeaderFields headerFields;
 
@@ -94,6 +101,10 @@ final class LimitedRule implements EnforcementPoint {
         this.cost = cost;
         this.fixedCost = fixedCost;
         this.onMissingKey = onMissingKey;
+        this.usesClientIp = Stream.of(when, unless, key, cost)
+            .anyMatch((expression) -> expression instanceof SpelExpression spel && reads(spel.getAST(), ServedRequest.CLIENT_IP));
+        this.usesPrincipal = Stream.of(when, unless, key, cost)
+            .anyMatch((expression) -> expression instanceof SpelExpression spel && reads(spel.getAST(), ServedRequest.PRINCIPAL));
         this.shadow = rule.shadow();
         this.limiter = SingletonSupplier.of(limiter);
         // A rule has no fallback: a rejection fails the request, or proceeds in shadow mode.
@@ -185,6 +196,29 @@ final class LimitedRule implements EnforcementPoint {
             checkVariables(spel.getAST(), property, text);
         }
         return expression;
+    }
+
+    /** Whether the expression under {@code node} reads the variable {@code name}. */
+    private static boolean reads(SpelNode node, String name) {
+        if (node instanceof VariableReference && node.toStringAST().substring(1).equals(name)) {
+            return true;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            if (reads(node.getChild(i), name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether an expression of the rule reads {@code #clientIp}. */
+    boolean usesClientIp() {
+        return usesClientIp;
+    }
+
+    /** Whether an expression of the rule reads {@code #principal}. */
+    boolean usesPrincipal() {
+        return usesPrincipal;
     }
 
     private static void checkVariables(SpelNode node, String property, String text) {

@@ -75,8 +75,16 @@ public class RateLimitRuleWebFilter implements WebFilter, Ordered {
         if (rules.isEmpty()) {
             return chain.filter(exchange);
         }
+        return Mono.defer(() -> {
+            Mono<Void> admitted = rules.admit(exchange);
+            // Decided at once and allowed (the memory backend, the deny cache, a lease): straight on, with no operator.
+            return (admitted == RateLimitRules.ADMITTED) ? chain.filter(exchange) : admitThen(exchange, chain, admitted);
+        });
+    }
+
+    private Mono<Void> admitThen(ServerWebExchange exchange, WebFilterChain chain, Mono<Void> admission) {
         // Only the rules' own errors are answered here: the chain's go on as they are.
-        return rules.admit(exchange)
+        return admission
             .then(Mono.just(true))
             .onErrorResume((ex) -> ex instanceof RateLimitExceededException || ex instanceof MissingRateLimitKeyException,
                     (ex) -> reject(exchange, ex).then(Mono.just(false)))

@@ -2,8 +2,10 @@ package dev.limiter.spring.internal.web;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.internal.CurrentServerExchange;
@@ -47,7 +49,8 @@ public final class RateLimitRules {
 
     private final DecisionOutcomes outcomes;
 
-    private final ClientIpResolver clientIps;
+    /** How {@code #clientIp} is found; null when no rule reads it. */
+    private final @Nullable ClientIpResolver clientIps;
 
     private final @Nullable BeanResolver beanResolver;
 
@@ -60,16 +63,27 @@ public final class RateLimitRules {
      * @throws dev.limiter.spring.LimiterConfigurationException naming the property of a rule's first mistake
      */
     public RateLimitRules(List<RateLimitRule> rules, RateLimiterRegistry limiters, RateLimitedMethods methods) {
-        SpelExpressionParser parser = new SpelExpressionParser();
+        SpelExpressionParser parser = methods.parser();
         List<LimitedRule> prepared = new ArrayList<>();
         for (RateLimitRule rule : rules) {
             prepared.add(LimitedRule.of(rule, () -> limiters.get(rule.limiter()), parser, methods.onMissingKey()));
         }
         this.rules = List.copyOf(prepared);
         this.outcomes = methods.outcomes();
-        this.clientIps = methods.clientIps();
+        // Found per request only when a rule reads #clientIp.
+        this.clientIps = this.rules.stream().anyMatch(LimitedRule::usesClientIp) ? methods.clientIps() : null;
         this.beanResolver = methods.beanResolver();
+        this.usesPrincipal = this.rules.stream().anyMatch(LimitedRule::usesPrincipal);
     }
+
+    /**
+     * What {@link #admit(ServerWebExchange)} answers, as this very instance, for a request that may
+     * proceed at once: the filter then goes on without subscribing to anything of the rules.
+     */
+    public static final Mono<Void> ADMITTED = Mono.empty();
+
+    /** Whether a rule reads {@code #principal}, which WebFlux finds only on subscription. */
+    private final boolean usesPrincipal;
 
     /** Whether there is no rule: nothing to apply. */
     public boolean isEmpty() {
@@ -129,20 +143,51 @@ public final class RateLimitRules {
         List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication(),
                 org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request));
         if (matching.isEmpty()) {
-            return Mono.empty();
+            return ADMITTED;
         }
-        return CurrentServerExchange.callRequest(exchange, clientIps).flatMap((callRequest) -> {
-            RuleAdmission admission = new RuleAdmission(callRequest, outcomes, beanResolver);
-            return Flux.fromIterable(matching).concatMap((rule) -> {
-                LimitedRule.Call call = admission.call(rule);
+        if (!usesPrincipal) {
+            // Who is authenticated is found in the subscriber's context, on subscription: only when read.
+            return admit(exchange, matching, new RuleAdmission(CurrentServerExchange.servedRequest(request, clientIps), outcomes, beanResolver), 0);
+        }
+        return CurrentServerExchange.callRequest(exchange, clientIps)
+            .flatMap((callRequest) -> admit(exchange, matching, new RuleAdmission(callRequest, outcomes, beanResolver), 0));
+    }
+
+    /**
+     * Applies {@code matching} from the rule at {@code from} on: as long as decisions are known at once
+     * (the memory backend, the local deny cache, a lease), on this thread without any operator, and
+     * answering {@link #ADMITTED} when the request may proceed at once; from the first decision still
+     * awaited (a Redis round trip) on, reactively.
+     */
+    private Mono<Void> admit(ServerWebExchange exchange, List<LimitedRule> matching, RuleAdmission admission, int from) {
+        for (int i = from; i < matching.size(); i++) {
+            LimitedRule rule = matching.get(i);
+            CompletableFuture<Decision> decided;
+            LimitedRule.Call call;
+            try {
+                call = admission.call(rule);
                 if (call == null) {
-                    return Mono.empty();
+                    continue;
                 }
-                return Mono.fromCompletionStage(() -> outcomes.decideAsync(rule, rule.decidingLimiter(), call.key(), call.cost()))
-                    .doOnNext((decision) -> admission.follow(rule, call, decision));
-            }).then(Mono.defer(() -> admission.turnIn().isZero() ? Mono.empty() : Mono.delay(admission.turnIn()).then()))
-                .then(Mono.fromRunnable(() -> admission.setHeaderFields(CurrentServerExchange.response(exchange))));
-        });
+                decided = outcomes.decideAsync(rule, rule.decidingLimiter(), call.key(), call.cost()).toCompletableFuture();
+                if (decided.isDone() && !decided.isCompletedExceptionally()) {
+                    admission.follow(rule, call, decided.join());
+                    continue;
+                }
+            }
+            catch (RuntimeException ex) {
+                return Mono.error(ex);
+            }
+            int next = i + 1;
+            return Mono.fromCompletionStage(decided)
+                .doOnNext((decision) -> admission.follow(rule, call, decision))
+                .then(Mono.defer(() -> admit(exchange, matching, admission, next)));
+        }
+        if (!admission.turnIn().isZero()) {
+            return Mono.delay(admission.turnIn()).then(Mono.fromRunnable(() -> admission.setHeaderFields(CurrentServerExchange.response(exchange))));
+        }
+        admission.setHeaderFields(CurrentServerExchange.response(exchange));
+        return ADMITTED;
     }
 
     private List<LimitedRule> matching(HttpMethod method, PathContainer path, boolean preFlight) {

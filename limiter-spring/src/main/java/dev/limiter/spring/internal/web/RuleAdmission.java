@@ -8,6 +8,7 @@ import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.spring.internal.Consequence;
 import dev.limiter.spring.internal.DecisionOutcomes;
+import dev.limiter.spring.internal.EvaluationContexts;
 import dev.limiter.spring.internal.RateLimitResponse;
 import dev.limiter.spring.internal.ServedRequest;
 
@@ -84,7 +85,12 @@ final class RuleAdmission {
 
     /** Sets the RateLimit header fields of every limiter that allowed the request, each as one member of the lists. */
     void setHeaderFields(RateLimitResponse response) {
-        if (!fields.isEmpty()) {
+        if (fields.size() == 1) {
+            // One rule applied, the common case: its fields as they are.
+            Map.Entry<String, String> only = fields.entrySet().iterator().next();
+            response.setHeaderFields(only.getKey(), only.getValue());
+        }
+        else if (!fields.isEmpty()) {
             response.setHeaderFields(String.join(", ", fields.keySet()), String.join(", ", fields.values()));
         }
     }
@@ -93,7 +99,7 @@ final class RuleAdmission {
     private EvaluationContext context() {
         EvaluationContext made = this.context;
         if (made == null) {
-            StandardEvaluationContext standard = new StandardEvaluationContext();
+            StandardEvaluationContext standard = EvaluationContexts.sharingLookups(new StandardEvaluationContext());
             if (beanResolver != null) {
                 standard.setBeanResolver(beanResolver);
             }
