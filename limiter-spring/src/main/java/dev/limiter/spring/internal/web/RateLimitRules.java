@@ -85,13 +85,21 @@ public final class RateLimitRules {
      * @throws dev.limiter.spring.MissingRateLimitKeyException when a rule's key is missing and limiter.on-missing-key is reject
      */
     public void admit(HttpServletRequest request, HttpServletResponse response) {
+        admit(request, response, RuleDecisions.NONE);
+    }
+
+    /**
+     * Applies the rules to a servlet request, blocking, as {@link #admit(HttpServletRequest, HttpServletResponse)}
+     * does, telling {@code decisions} each decision.
+     */
+    public void admit(HttpServletRequest request, HttpServletResponse response, RuleDecisions decisions) {
         List<LimitedRule> matching = matching(HttpMethod.valueOf(request.getMethod()),
                 RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
                 CorsUtils.isPreFlightRequest(request));
         if (matching.isEmpty()) {
             return;
         }
-        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver);
+        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver, decisions);
         for (LimitedRule rule : matching) {
             LimitedRule.Call call = admission.call(rule);
             if (call != null) {
@@ -125,6 +133,14 @@ public final class RateLimitRules {
      *     {@link dev.limiter.spring.MissingRateLimitKeyException} when a rule's key is missing and limiter.on-missing-key is reject
      */
     public Mono<Void> admit(ServerWebExchange exchange) {
+        return admit(exchange, RuleDecisions.NONE);
+    }
+
+    /**
+     * Applies the rules to a WebFlux exchange, without blocking, as {@link #admit(ServerWebExchange)}
+     * does, telling {@code decisions} each decision.
+     */
+    public Mono<Void> admit(ServerWebExchange exchange, RuleDecisions decisions) {
         ServerHttpRequest request = exchange.getRequest();
         List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication(),
                 org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request));
@@ -132,7 +148,7 @@ public final class RateLimitRules {
             return Mono.empty();
         }
         return CurrentServerExchange.callRequest(exchange, clientIps).flatMap((callRequest) -> {
-            RuleAdmission admission = new RuleAdmission(callRequest, outcomes, beanResolver);
+            RuleAdmission admission = new RuleAdmission(callRequest, outcomes, beanResolver, decisions);
             return Flux.fromIterable(matching).concatMap((rule) -> {
                 LimitedRule.Call call = admission.call(rule);
                 if (call == null) {
