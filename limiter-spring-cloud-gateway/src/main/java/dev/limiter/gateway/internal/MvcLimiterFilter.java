@@ -9,6 +9,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.server.mvc.common.MvcUtils;
 import org.springframework.context.ApplicationContext;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.context.request.RequestAttributes;
@@ -63,7 +64,8 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
     private static ServerResponse answer(ResponseEntity<ProblemDetail> answer) {
         ServerResponse.BodyBuilder response = ServerResponse.status(answer.getStatusCode()).headers((headers) -> headers.addAll(answer.getHeaders()));
         ProblemDetail body = answer.getBody();
-        return (body != null) ? response.body(body) : response.build();
+        // As Spring MVC answers a ProblemDetail: application/problem+json.
+        return (body != null) ? response.contentType(MediaType.APPLICATION_PROBLEM_JSON).body(body) : response.build();
     }
 
     private Prepared prepared(ServerRequest request) {
