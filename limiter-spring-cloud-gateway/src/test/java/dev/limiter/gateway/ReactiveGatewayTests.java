@@ -58,7 +58,12 @@ class ReactiveGatewayTests {
                 "limiter.limiters.legacy.algorithm=token-bucket", "limiter.limiters.legacy.limit=4", "limiter.limiters.legacy.window=1h",
                 routes + "[2].id=legacy", routes + "[2].uri=" + backend.url(), routes + "[2].predicates[0]=Path=/legacy/**",
                 routes + "[2].filters[0].name=RequestRateLimiter", routes + "[2].filters[0].args.rate-limiter=#{@limiter}",
-                routes + "[2].filters[0].args.key-resolver=#{@apiKeyResolver}"));
+                routes + "[2].filters[0].args.key-resolver=#{@apiKeyResolver}",
+                // The same, naming its limiter and cost in the filter's arguments.
+                routes + "[3].id=named", routes + "[3].uri=" + backend.url(), routes + "[3].predicates[0]=Path=/named/**",
+                routes + "[3].filters[0].name=RequestRateLimiter", routes + "[3].filters[0].args.rate-limiter=#{@limiter}",
+                routes + "[3].filters[0].args.key-resolver=#{@apiKeyResolver}", routes + "[3].filters[0].args.limiter.name=legacy",
+                routes + "[3].filters[0].args.limiter.cost=2"));
     }
 
     static String uniquePrefix() {
@@ -128,6 +133,20 @@ class ReactiveGatewayTests {
             assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
             assertThat(rejected.headers().firstValue("Content-Type")).hasValueSatisfying((type) -> assertThat(type).contains("problem+json"));
             assertThat(rejected.body()).contains("\"status\":429", "\"limiter\":\"orders\"", "\"title\":\"Too Many Requests\"");
+        }
+    }
+
+    @Test
+    void requestRateLimiterTakesItsLimiterAndCostFromTheFilterArguments(TestRedis redis) {
+        try (Gateway gateway = start(redis.url(), uniquePrefix())) {
+            HttpResponse<String> first = gateway.get("/named/x", Map.of("X-Api-Key", "a"));
+            assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"legacy\";q=4;w=3600");
+            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("2");
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
+            assertThat(gateway.get("/named/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(200);
+            assertThat(gateway.get("/named/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(429);
+            // The route's limiter is legacy's, key for key: a shares it with route legacy.
+            assertThat(gateway.get("/legacy/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(429);
         }
     }
 
