@@ -29,7 +29,7 @@ final class InstanceRegistry {
     private static final Log logger = LogFactory.getLog(InstanceRegistry.class);
 
     @SuppressWarnings("rawtypes")
-    static final RedisScript<List> HEARTBEAT = RedisScript.of(new ClassPathResource("dev/limiter/redis/instances.lua"), List.class);
+    static final RedisScript<List> HEARTBEAT = RedisScript.of(new ClassPathResource("dev/limiter/redis/instances.lua", InstanceRegistry.class.getClassLoader()), List.class);
 
     /** Heartbeats an instance may miss before it no longer counts. */
     static final int MISSED_HEARTBEATS = 3;

@@ -43,7 +43,7 @@ final class RedisAvailability {
     private static final Log logger = LogFactory.getLog(RedisAvailability.class);
 
     /** A script that touches nothing, run on the failed call's key; see probe.lua. */
-    private static final RedisScript<Long> PROBE = RedisScript.of(new ClassPathResource("dev/limiter/redis/probe.lua"), Long.class);
+    private static final RedisScript<Long> PROBE = RedisScript.of(new ClassPathResource("dev/limiter/redis/probe.lua", RedisAvailability.class.getClassLoader()), Long.class);
 
     /** Error replies by which Redis says it cannot serve decisions now, whatever the next call does. */
     private static final List<String> UNSERVING = List.of("LOADING", "MASTERDOWN", "CLUSTERDOWN", "READONLY", "OOM", "MISCONF", "NOAUTH",

@@ -240,7 +240,7 @@ class DocumentationTests {
                     if (onDemand && !isStatic) {
                         importedPackages.add(name);
                     }
-                    else if (load(type).isEmpty()) {
+                    else if (load(type).isEmpty() && !isOfTheGatewayModule(type)) {
                         problems.add(where + ": import " + name + " names no class");
                     }
                     imported.add(name.substring(name.lastIndexOf('.') + 1));
@@ -460,8 +460,18 @@ class DocumentationTests {
         }
     }
 
+    /**
+     * Whether {@code type} is of limiter-spring-cloud-gateway or of the gateway it integrates: that module is
+     * built after this one, so its classes and properties are not on this class path; its own
+     * GatewayDocumentationTests checks docs/gateway.md's imports and {@code limiter.gateway.*} names.
+     */
+    private static boolean isOfTheGatewayModule(String name) {
+        return name.startsWith("dev.limiter.gateway.") || name.startsWith("org.springframework.cloud.gateway.") || name.startsWith("limiter.gateway.");
+    }
+
     private static boolean looksLikeProperty(String name) {
         return (name.startsWith("limiter.") || name.startsWith("management.endpoint.limiters.")) && !name.startsWith("limiter.test.")
+                && !isOfTheGatewayModule(name)
                 && !NOT_PROPERTIES.contains(name) && name.matches("[a-z0-9.\\-\\[\\]<>*_]+");
     }
 

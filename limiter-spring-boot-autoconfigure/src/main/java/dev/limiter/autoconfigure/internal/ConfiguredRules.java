@@ -8,6 +8,8 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.internal.web.RateLimitRule;
 import dev.limiter.spring.internal.web.RateLimitRules;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The rules of {@code limiter.rules}, checked: each names a limiter configured under
  * {@code limiter.limiters} (whose {@code shadow} it follows), and {@link RateLimitRules} checks the
@@ -34,7 +36,20 @@ public final class ConfiguredRules {
     }
 
     private static RateLimitRule rule(String property, LimiterProperties.Rule rule, LimiterProperties properties) {
-        String name = (rule.getLimiter() != null) ? rule.getLimiter().trim() : "";
+        return rule(property, rule.getPaths(), rule.getMethods(), rule.getWhen(), rule.getUnless(), rule.getLimiter(), rule.getKey(),
+                rule.getCost(), properties);
+    }
+
+    /**
+     * A rule configured elsewhere than under limiter.rules, such as by a gateway route's filter, checked
+     * as those are: its limiter must be configured under limiter.limiters (whose shadow it follows).
+     *
+     * @param property where the rule is configured, naming it in messages
+     * @throws LimiterConfigurationException naming {@code property + ".limiter"} when the limiter is not configured
+     */
+    public static RateLimitRule rule(String property, List<String> paths, List<String> methods, @Nullable String when,
+            @Nullable String unless, @Nullable String limiterName, @Nullable String key, @Nullable String cost, LimiterProperties properties) {
+        String name = (limiterName != null) ? limiterName.trim() : "";
         LimiterProperties.Limiter limiter = properties.getLimiters().get(name);
         if (!name.isEmpty() && limiter == null) {
             throw new LimiterConfigurationException(property + ".limiter", name, "There is no limiter '" + name + "' under limiter.limiters",
@@ -42,7 +57,6 @@ public final class ConfiguredRules {
                             + (properties.getLimiters().isEmpty() ? "(none)" : String.join(", ", properties.getLimiters().keySet())));
         }
         boolean shadow = limiter != null && Boolean.TRUE.equals(limiter.getShadow());
-        return new RateLimitRule(property, rule.getPaths(), rule.getMethods(), rule.getWhen(), rule.getUnless(), name, rule.getKey(),
-                rule.getCost(), shadow);
+        return new RateLimitRule(property, paths, methods, when, unless, name, key, cost, shadow);
     }
 }

@@ -102,7 +102,8 @@ public final class RateLimitHeaderFields {
     /** The value of {@code RateLimit} after {@code decision}. */
     public String rateLimit(Decision decision) {
         if (decision.rejected() && !decision.neverAllowed()) {
-            int violated = limits.indexOf(decision.violatedLimit());
+            // A rejection that no limit made (the failure policy's deny) names none: report the limit as for an allowed call.
+            int violated = (decision.violatedLimit() != null) ? limits.indexOf(decision.violatedLimit()) : -1;
             return member((violated >= 0) ? violated : reported(decision), decision.remaining(), retryAfterSeconds(decision.retryAfter()));
         }
         // A request that can never pass has no retry time: report the quota like an allowed one.

@@ -67,6 +67,15 @@ class RateLimitHeaderFieldsTests {
         assertThat(fields.rateLimit(never)).isEqualTo("\"search-10s\";r=4;t=7");
     }
 
+    @Test
+    void aRejectionNamingNoLimitReportsTheRetryOfTheDecision() {
+        // The failure policy's deny rejects without any limit having been reached: it names none.
+        RateLimitHeaderFields fields = RateLimitHeaderFields.of(limiter("orders", Algorithm.TOKEN_BUCKET, LimitSpec.of(5, Duration.ofSeconds(10))));
+        Decision denied = new Decision(false, 5, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ZERO, null,
+                DecisionSource.FAILURE_POLICY);
+        assertThat(fields.rateLimit(denied)).isEqualTo("\"orders\";r=0;t=1");
+    }
+
     private static RateLimiter limiter(String name, Algorithm algorithm, LimitSpec... limits) {
         return InMemoryRateLimiterFactory.builder().clock(LimiterClock.system()).maxKeys(10).build().create(name, RateLimiterConfig.of(algorithm, limits));
     }

@@ -26,7 +26,6 @@ import org.springframework.http.server.RequestPath;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.server.ServerWebExchange;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -99,13 +98,21 @@ public final class RateLimitRules {
      * @throws dev.limiter.spring.MissingRateLimitKeyException when a rule's key is missing and limiter.on-missing-key is reject
      */
     public void admit(HttpServletRequest request, HttpServletResponse response) {
+        admit(request, response, RuleDecisions.NONE);
+    }
+
+    /**
+     * Applies the rules to a servlet request, blocking, as {@link #admit(HttpServletRequest, HttpServletResponse)}
+     * does, telling {@code decisions} each decision.
+     */
+    public void admit(HttpServletRequest request, HttpServletResponse response, RuleDecisions decisions) {
         List<LimitedRule> matching = matching(HttpMethod.valueOf(request.getMethod()),
                 RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
                 CorsUtils.isPreFlightRequest(request));
         if (matching.isEmpty()) {
             return;
         }
-        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver);
+        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver, decisions);
         for (LimitedRule rule : matching) {
             LimitedRule.Call call = admission.call(rule);
             if (call != null) {
@@ -139,6 +146,14 @@ public final class RateLimitRules {
      *     {@link dev.limiter.spring.MissingRateLimitKeyException} when a rule's key is missing and limiter.on-missing-key is reject
      */
     public Mono<Void> admit(ServerWebExchange exchange) {
+        return admit(exchange, RuleDecisions.NONE);
+    }
+
+    /**
+     * Applies the rules to a WebFlux exchange, without blocking, as {@link #admit(ServerWebExchange)}
+     * does, telling {@code decisions} each decision.
+     */
+    public Mono<Void> admit(ServerWebExchange exchange, RuleDecisions decisions) {
         ServerHttpRequest request = exchange.getRequest();
         List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication(),
                 org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request));
@@ -147,10 +162,10 @@ public final class RateLimitRules {
         }
         if (!usesPrincipal) {
             // Who is authenticated is found in the subscriber's context, on subscription: only when read.
-            return admit(exchange, matching, new RuleAdmission(CurrentServerExchange.servedRequest(request, clientIps), outcomes, beanResolver), 0);
+            return admit(exchange, matching, new RuleAdmission(CurrentServerExchange.servedRequest(request, clientIps), outcomes, beanResolver, decisions), 0);
         }
         return CurrentServerExchange.callRequest(exchange, clientIps)
-            .flatMap((callRequest) -> admit(exchange, matching, new RuleAdmission(callRequest, outcomes, beanResolver), 0));
+            .flatMap((callRequest) -> admit(exchange, matching, new RuleAdmission(callRequest, outcomes, beanResolver, decisions), 0));
     }
 
     /**

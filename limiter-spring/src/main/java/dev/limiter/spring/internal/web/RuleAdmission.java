@@ -31,6 +31,8 @@ final class RuleAdmission {
 
     private final @Nullable BeanResolver beanResolver;
 
+    private final RuleDecisions decisions;
+
     private @Nullable EvaluationContext context;
 
     /** The fields of the limiters that allowed the request, by their policy (one entry per limiter). */
@@ -38,10 +40,11 @@ final class RuleAdmission {
 
     private Duration turnIn = Duration.ZERO;
 
-    RuleAdmission(ServedRequest request, DecisionOutcomes outcomes, @Nullable BeanResolver beanResolver) {
+    RuleAdmission(ServedRequest request, DecisionOutcomes outcomes, @Nullable BeanResolver beanResolver, RuleDecisions decisions) {
         this.request = request;
         this.outcomes = outcomes;
         this.beanResolver = beanResolver;
+        this.decisions = decisions;
     }
 
     /**
@@ -65,6 +68,7 @@ final class RuleAdmission {
      */
     void follow(LimitedRule rule, LimitedRule.Call call, Decision decision) {
         Consequence consequence = Consequence.of(rule, decision);
+        decisions.decided(rule.limiter(), call.cost(), decision);
         outcomes.record(rule, null, rule.headerFields(), call.key(), consequence, fields::put);
         switch (consequence.step()) {
             case FAIL -> throw new RateLimitExceededException(rule.limiter().name(), decision);

@@ -1,0 +1,71 @@
+package dev.limiter.gateway;
+
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.web.LimiterWebFluxAutoConfiguration;
+import dev.limiter.autoconfigure.web.LimiterWebMvcAutoConfiguration;
+import dev.limiter.gateway.internal.GatewayLimits;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
+import dev.limiter.spring.internal.web.WebFluxRejections;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.reactive.HandlerAdapter;
+import org.springframework.web.reactive.HandlerResultHandler;
+
+/**
+ * Limiter in Spring Cloud Gateway, with the gateway on the class path: for the reactive gateway, the
+ * {@code RateLimiter} bean {@code limiter} for {@code RequestRateLimiter} and the {@code Limiter} filter;
+ * for both, what they limit with, which the Server MVC gateway's {@code Limiter} filter functions find
+ * themselves (they are listed in {@code META-INF/spring.factories}).
+ */
+@AutoConfiguration(after = { LimiterAutoConfiguration.class, LimiterWebFluxAutoConfiguration.class, LimiterWebMvcAutoConfiguration.class },
+        afterName = { "org.springframework.cloud.gateway.config.GatewayAutoConfiguration",
+            "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
+@ConditionalOnBean(RateLimitedMethods.class)
+@EnableConfigurationProperties(LimiterGatewayProperties.class)
+@Import(LimiterGatewayAutoConfiguration.ReactiveGateway.class)
+public final class LimiterGatewayAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    GatewayLimits limiterGatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties,
+            LimiterGatewayProperties gateway) {
+        return new GatewayLimits(registry, methods, properties, gateway.isRedisRateLimiterHeaders());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory")
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    static class ReactiveGateway {
+
+        /**
+         * Named so that routes refer to it ({@code rate-limiter: "#{@limiter}"}); not a default candidate,
+         * so the gateway's own RedisRateLimiter stays the RateLimiter of routes that name none.
+         */
+        @Bean(name = "limiter", defaultCandidate = false)
+        @ConditionalOnMissingBean(name = "limiter")
+        LimiterRateLimiter limiter(GatewayLimits limits, ObjectProvider<ConfigurationService> configurationService) {
+            return new LimiterRateLimiter(limits, configurationService.getIfAvailable());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        LimiterGatewayFilterFactory limiterGatewayFilterFactory(GatewayLimits limits, ObjectProvider<HandlerAdapter> handlerAdapters,
+                ObjectProvider<HandlerResultHandler> resultHandlers) {
+            return new LimiterGatewayFilterFactory(limits, new WebFluxRejections(handlerAdapters, resultHandlers));
+        }
+    }
+}

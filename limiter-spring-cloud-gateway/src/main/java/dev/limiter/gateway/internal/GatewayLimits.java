@@ -1,0 +1,90 @@
+package dev.limiter.gateway.internal;
+
+import java.util.List;
+
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.internal.ConfiguredRules;
+import dev.limiter.spring.LimiterConfigurationException;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
+import dev.limiter.spring.internal.web.RateLimitRule;
+import dev.limiter.spring.internal.web.RateLimitRules;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the gateway's filters share to limit routes: the limiters, the settings of limited calls (what a
+ * missing key does, {@code #clientIp}, where decisions are recorded) and the configuration. Makes the
+ * rules of the routes' Limiter filters and the limits of routes deciding through {@code RequestRateLimiter}.
+ */
+public final class GatewayLimits {
+
+    /** The paths of a route's rule: the route's predicates chose the requests already. */
+    private static final List<String> EVERY_PATH = List.of("/**");
+
+    private final RateLimiterRegistry registry;
+
+    private final RateLimitedMethods methods;
+
+    private final LimiterProperties properties;
+
+    private final boolean xRateLimitFields;
+
+    /**
+     * @param xRateLimitFields whether answers carry the X-RateLimit-* fields (limiter.gateway.redis-rate-limiter-headers)
+     */
+    public GatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties, boolean xRateLimitFields) {
+        this.registry = registry;
+        this.methods = methods;
+        this.properties = properties;
+        this.xRateLimitFields = xRateLimitFields;
+    }
+
+    /** Whether answers carry the X-RateLimit-* fields. */
+    public boolean xRateLimitFields() {
+        return xRateLimitFields;
+    }
+
+    /**
+     * The rule of a route's Limiter filter, checked as a rule of limiter.rules is, applying to every
+     * request of the route.
+     *
+     * @param property where the filter is configured, naming it in messages, such as
+     *     {@code spring.cloud.gateway.server.webflux.routes[orders].filters[Limiter]}
+     * @param limiter the limiter's name, one configured under limiter.limiters
+     * @throws LimiterConfigurationException naming the argument of the first mistake
+     */
+    public RouteRule rule(String property, @Nullable String limiter, @Nullable String key, @Nullable String cost) {
+        if (limiter == null || limiter.isBlank()) {
+            throw new LimiterConfigurationException(property + ".limiter", "\"\"", "A Limiter filter needs the limiter that decides its route",
+                    "Name a limiter configured under limiter.limiters, such as - Limiter=orders, or args: {limiter: orders}");
+        }
+        RateLimitRule rule = ConfiguredRules.rule(property, EVERY_PATH, List.of(), null, null, limiter, key, cost, properties);
+        return new RouteRule(new RateLimitRules(List.of(rule), registry, methods), rule.shadow() ? false : xRateLimitFields);
+    }
+
+    /**
+     * The limit of a route deciding through RequestRateLimiter with limiter {@code name}.
+     *
+     * @param site the route and its filter, for messages
+     * @param argument the filter argument naming the limiter, for messages
+     * @throws LimiterConfigurationException when no limiter has that name
+     */
+    public RouteLimit routeLimit(String name, String site, String argument) {
+        RateLimiter limiter = registry.find(name).orElseThrow(() -> new LimiterConfigurationException(site + ": " + argument, name,
+                "There is no limiter '" + name + "'", "Configure limiter.limiters." + name + " (its limit and window), or name one of the "
+                        + "limiters configured with the filter argument " + argument + ": "
+                        + (registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names()))));
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        boolean shadow = configured != null && Boolean.TRUE.equals(configured.getShadow());
+        return new RouteLimit(limiter, site, shadow, methods.outcomes(), properties.getHeaders().isEnabled(), xRateLimitFields);
+    }
+
+    /**
+     * The rules of one Limiter filter, and whether its answers carry the X-RateLimit-* fields (never in
+     * shadow mode, as the RateLimit fields).
+     */
+    public record RouteRule(RateLimitRules rules, boolean xRateLimitFields) {
+    }
+}

@@ -1,0 +1,80 @@
+package dev.limiter.gateway;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** A real gateway application, reactive or Server MVC, on a free port, and a client sending it requests. */
+final class Gateway implements AutoCloseable {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final ConfigurableApplicationContext context;
+
+    private Gateway(ConfigurableApplicationContext context) {
+        this.context = context;
+    }
+
+    /** Starts a gateway of {@code type} (REACTIVE or SERVLET) with {@code properties} and the beans of {@code sources}. */
+    static Gateway start(WebApplicationType type, List<String> properties, Class<?>... sources) {
+        List<String> all = new ArrayList<>(properties);
+        all.add("server.port=0");
+        all.add("spring.main.banner-mode=off");
+        all.add("management.endpoints.web.exposure.include=");
+        Class<?>[] withApp = new Class<?>[sources.length + 1];
+        withApp[0] = App.class;
+        System.arraycopy(sources, 0, withApp, 1, sources.length);
+        return new Gateway(new SpringApplicationBuilder(withApp).web(type).properties(all.toArray(String[]::new)).run());
+    }
+
+    ConfigurableApplicationContext context() {
+        return context;
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+    }
+
+    HttpResponse<String> get(String path, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(10)).GET();
+        headers.forEach(request::header);
+        try {
+            return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    HttpResponse<String> get(String path) {
+        return get(path, Map.of());
+    }
+
+    @Override
+    public void close() {
+        context.close();
+    }
+
+    /** The application: auto-configuration only, no component scan. */
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class App {
+    }
+}
