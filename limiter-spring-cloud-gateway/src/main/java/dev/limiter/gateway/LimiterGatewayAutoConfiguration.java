@@ -11,6 +11,7 @@ import dev.limiter.spring.internal.web.WebFluxRejections;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.reactive.HandlerAdapter;
@@ -35,6 +37,7 @@ import org.springframework.web.reactive.HandlerResultHandler;
             "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "limiter.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimitedMethods.class)
+@Conditional(LimiterGatewayAutoConfiguration.OnGateway.class)
 @EnableConfigurationProperties(LimiterGatewayProperties.class)
 @Import(LimiterGatewayAutoConfiguration.ReactiveGateway.class)
 public final class LimiterGatewayAutoConfiguration {
@@ -44,6 +47,22 @@ public final class LimiterGatewayAutoConfiguration {
     GatewayLimits limiterGatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties,
             LimiterGatewayProperties gateway) {
         return new GatewayLimits(registry, methods, properties, gateway.isRedisRateLimiterHeaders());
+    }
+
+    /** Either gateway on the class path: without one, this module's jar alone adds nothing. */
+    static final class OnGateway extends AnyNestedCondition {
+
+        OnGateway() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory")
+        static final class Reactive {
+        }
+
+        @ConditionalOnClass(name = "org.springframework.cloud.gateway.server.mvc.filter.BeforeFilterFunctions")
+        static final class ServerMvc {
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

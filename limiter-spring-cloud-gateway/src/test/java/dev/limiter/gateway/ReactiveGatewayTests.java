@@ -63,7 +63,11 @@ class ReactiveGatewayTests {
                 routes + "[3].id=named", routes + "[3].uri=" + backend.url(), routes + "[3].predicates[0]=Path=/named/**",
                 routes + "[3].filters[0].name=RequestRateLimiter", routes + "[3].filters[0].args.rate-limiter=#{@limiter}",
                 routes + "[3].filters[0].args.key-resolver=#{@apiKeyResolver}", routes + "[3].filters[0].args.limiter.name=legacy",
-                routes + "[3].filters[0].args.limiter.cost=2"));
+                routes + "[3].filters[0].args.limiter.cost=2",
+                // One limit per caller, keyed by indexing the headers (HttpHeaders is no Map since Spring Framework 7).
+                routes + "[4].id=indexed", routes + "[4].uri=" + backend.url(), routes + "[4].predicates[0]=Path=/indexed/**",
+                routes + "[4].filters[0].name=Limiter", routes + "[4].filters[0].args.limiter=per-caller",
+                routes + "[4].filters[0].args.key=#request.headers['X-Api-Key']"));
     }
 
     static String uniquePrefix() {
@@ -97,6 +101,15 @@ class ReactiveGatewayTests {
         try (Gateway one = start(redis.url(), prefix); Gateway two = start(redis.url(), prefix)) {
             LimitCheck.assertExact("caller a", admittedAlternating(one, two, "/catalog/x", Map.of("X-Api-Key", "a"), 10), 3);
             LimitCheck.assertExact("caller b", admittedAlternating(one, two, "/catalog/x", Map.of("X-Api-Key", "b"), 10), 3);
+        }
+    }
+
+    @Test
+    void aKeyIndexingTheHeadersByNameLimitsEachCallerApart(TestRedis redis) {
+        String prefix = uniquePrefix();
+        try (Gateway one = start(redis.url(), prefix); Gateway two = start(redis.url(), prefix)) {
+            LimitCheck.assertExact("caller a", admittedAlternating(one, two, "/indexed/x", Map.of("X-Api-Key", "a"), 10), 3);
+            LimitCheck.assertExact("caller b", admittedAlternating(one, two, "/indexed/x", Map.of("X-Api-Key", "b"), 10), 3);
         }
     }
 
