@@ -246,14 +246,7 @@ final class RedisRateLimiter implements RateLimiter {
         LimiterArguments.checkPermits(permits);
         Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
-        Route route;
-        try {
-            route = beforeRedis(tuned, redisKey, key, permits, listener, true);
-        }
-        catch (RuntimeException ex) {
-            listener.onDecision(DecisionEvent.failed(this, ex));
-            throw ex;
-        }
+        Route route = beforeRedis(tuned, redisKey, key, permits, listener, true);
         Decision decided = route.decision();
         if (decided != null) {
             return decided;
@@ -327,8 +320,19 @@ final class RedisRateLimiter implements RateLimiter {
      * @param heard what hears a decision made here: the limiter's listener, not started, since none of
      *     these leaves the process
      * @param mayBlock whether this caller may charge what the key owes itself, blocking
+     * @throws RuntimeException what a step failed with, told to {@code heard} first as a failed decision
      */
     private Route beforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock) {
+        try {
+            return stepsBeforeRedis(tuned, redisKey, key, permits, heard, mayBlock);
+        }
+        catch (RuntimeException ex) {
+            heard.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+    }
+
+    private Route stepsBeforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock) {
         LocalLeases leases = tuned.leases();
         LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
         Decision handedOut = (call != null) ? call.decision() : null;
@@ -403,14 +407,7 @@ final class RedisRateLimiter implements RateLimiter {
         LimiterArguments.checkPermits(permits);
         Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
-        Route route;
-        try {
-            route = beforeRedis(tuned, redisKey, key, permits, listener, false);
-        }
-        catch (RuntimeException ex) {
-            listener.onDecision(DecisionEvent.failed(this, ex));
-            throw ex;
-        }
+        Route route = beforeRedis(tuned, redisKey, key, permits, listener, false);
         Decision decided = route.decision();
         if (decided != null) {
             return CompletableFuture.completedFuture(decided);

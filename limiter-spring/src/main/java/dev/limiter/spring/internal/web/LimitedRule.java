@@ -101,10 +101,8 @@ final class LimitedRule implements EnforcementPoint {
         this.cost = cost;
         this.fixedCost = fixedCost;
         this.onMissingKey = onMissingKey;
-        this.usesClientIp = Stream.of(when, unless, key, cost)
-            .anyMatch((expression) -> expression instanceof SpelExpression spel && reads(spel.getAST(), ServedRequest.CLIENT_IP));
-        this.usesPrincipal = Stream.of(when, unless, key, cost)
-            .anyMatch((expression) -> expression instanceof SpelExpression spel && reads(spel.getAST(), ServedRequest.PRINCIPAL));
+        this.usesClientIp = anyReads(ServedRequest.CLIENT_IP, when, unless, key, cost);
+        this.usesPrincipal = anyReads(ServedRequest.PRINCIPAL, when, unless, key, cost);
         this.shadow = rule.shadow();
         this.limiter = SingletonSupplier.of(limiter);
         // A rule has no fallback: a rejection fails the request, or proceeds in shadow mode.
@@ -196,6 +194,11 @@ final class LimitedRule implements EnforcementPoint {
             checkVariables(spel.getAST(), property, text);
         }
         return expression;
+    }
+
+    /** Whether one of {@code expressions} (null for none written) reads the variable {@code name}. */
+    private static boolean anyReads(String name, @Nullable Expression... expressions) {
+        return Stream.of(expressions).anyMatch((expression) -> expression instanceof SpelExpression spel && reads(spel.getAST(), name));
     }
 
     /** Whether the expression under {@code node} reads the variable {@code name}. */
