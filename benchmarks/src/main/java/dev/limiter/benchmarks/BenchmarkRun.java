@@ -42,7 +42,7 @@ public final class BenchmarkRun {
      * Iteration lengths of a full run and of a quick one. 64 threads on 2 cores leave the JIT compiler
      * little CPU: after 1.5 s of warmup the first measured second still ran at 60-80% of the speed
      * reached later, so contended runs warm up longer; in-process benchmarks also warm up on one
-     * thread first ({@link Decider#warmUp}), without which a cold annotated path stayed in C1 code for
+     * thread per core first ({@link Decider#warmUp}), without which a cold annotated path stayed in C1 code for
      * 10 to 20 s at 64 threads.
      */
     record Timing(Duration warmup, Duration contendedWarmup, Duration measurement, double ceilingSeconds, int scriptCostRounds) {

@@ -74,11 +74,11 @@ public class InProcessBenchmark {
                 }
             }
         }
-        decider.warmUp(workload, SINGLE_THREADED_WARMUP);
+        decider.warmUp(workload, PER_CORE_WARMUP);
     }
 
-    /** How long each implementation decides on one thread before JMH's warmup: see {@link Decider#warmUp}. */
-    static final Duration SINGLE_THREADED_WARMUP = Duration.ofSeconds(3);
+    /** How long each implementation decides on one thread per core before JMH's warmup: see {@link Decider#warmUp}. */
+    static final Duration PER_CORE_WARMUP = Duration.ofSeconds(3);
 
     @Benchmark
     public boolean decide(Tally tally) {

@@ -116,7 +116,7 @@ public class RequestPathBenchmark {
         Requests warming = new Requests();
         warming.setUp();
         Decider decider = (key) -> call(warming);
-        decider.warmUp(Workload.HOT_KEY, InProcessBenchmark.SINGLE_THREADED_WARMUP);
+        decider.warmUp(Workload.HOT_KEY, InProcessBenchmark.PER_CORE_WARMUP);
         if (step == Step.RULE && !warming.response.containsHeader("RateLimit") && !warming.exchange.getResponse().getHeaders().containsHeader("RateLimit")) {
             throw new IllegalStateException("The rule did not limit the request: no RateLimit header field");
         }
