@@ -57,6 +57,9 @@ final class LimitedRule implements EnforcementPoint {
 
     private final List<PathPattern> paths;
 
+    /** The same patterns as plain text, matched without parsing the path; null when one is not plain. */
+    private final @Nullable List<PlainPath> plainPaths;
+
     /** The methods the rule applies to; empty for all. */
     private final Set<HttpMethod> methods;
 
@@ -93,6 +96,7 @@ final class LimitedRule implements EnforcementPoint {
             Supplier<RateLimiter> limiter) {
         this.site = rule.property();
         this.paths = List.copyOf(paths);
+        this.plainPaths = plainPaths(paths);
         this.methods = Set.copyOf(methods);
         this.when = when;
         this.unless = unless;
@@ -160,6 +164,18 @@ final class LimitedRule implements EnforcementPoint {
             }
         }
         return paths;
+    }
+
+    private static @Nullable List<PlainPath> plainPaths(List<PathPattern> paths) {
+        List<PlainPath> plain = new ArrayList<>();
+        for (PathPattern pattern : paths) {
+            PlainPath text = PlainPath.of(pattern.getPatternString());
+            if (text == null) {
+                return null;
+            }
+            plain.add(text);
+        }
+        return List.copyOf(plain);
     }
 
     private static Set<HttpMethod> methods(String property, List<String> names) {
@@ -284,7 +300,7 @@ final class LimitedRule implements EnforcementPoint {
      * @param preFlight whether the request is a CORS pre-flight request
      */
     boolean matches(HttpMethod method, PathContainer path, boolean preFlight) {
-        if (preFlight ? !methods.contains(HttpMethod.OPTIONS) : !appliesTo(method)) {
+        if (!appliesTo(method, preFlight)) {
             return false;
         }
         for (PathPattern pattern : paths) {
@@ -295,7 +311,32 @@ final class LimitedRule implements EnforcementPoint {
         return false;
     }
 
-    private boolean appliesTo(HttpMethod method) {
+    /** As {@link #matches(HttpMethod, PathContainer, boolean)}, for a path of plain text; only if {@link #hasPlainPaths()}. */
+    boolean matches(HttpMethod method, String plainPath, boolean preFlight) {
+        List<PlainPath> plain = this.plainPaths;
+        if (plain == null) {
+            throw new IllegalStateException(site + ".paths has a pattern that is not plain text: " + paths);
+        }
+        if (!appliesTo(method, preFlight)) {
+            return false;
+        }
+        for (PlainPath pattern : plain) {
+            if (pattern.matches(plainPath)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether every path pattern of the rule is plain text, so that a path of plain text needs no parsing. */
+    boolean hasPlainPaths() {
+        return plainPaths != null;
+    }
+
+    private boolean appliesTo(HttpMethod method, boolean preFlight) {
+        if (preFlight) {
+            return methods.contains(HttpMethod.OPTIONS);
+        }
         return methods.isEmpty() || methods.contains(method) || (method.equals(HttpMethod.HEAD) && methods.contains(HttpMethod.GET));
     }
 

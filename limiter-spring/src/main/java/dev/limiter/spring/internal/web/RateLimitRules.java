@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
@@ -12,14 +13,15 @@ import dev.limiter.spring.internal.CurrentServerExchange;
 import dev.limiter.spring.internal.CurrentServletRequest;
 import dev.limiter.spring.internal.CurrentServletResponse;
 import dev.limiter.spring.internal.DecisionOutcomes;
+import dev.limiter.spring.internal.RequestVariables;
 import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.web.ClientIpResolver;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
-import org.springframework.expression.BeanResolver;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
@@ -51,7 +53,8 @@ public final class RateLimitRules {
     /** How {@code #clientIp} is found; null when no rule reads it. */
     private final @Nullable ClientIpResolver clientIps;
 
-    private final @Nullable BeanResolver beanResolver;
+    /** What the evaluation contexts of all requests share, {@code @bean} references included. */
+    private final StandardEvaluationContext lookups;
 
     /**
      * @param rules the rules, in the order they apply
@@ -71,8 +74,9 @@ public final class RateLimitRules {
         this.outcomes = methods.outcomes();
         // Found per request only when a rule reads #clientIp.
         this.clientIps = this.rules.stream().anyMatch(LimitedRule::usesClientIp) ? methods.clientIps() : null;
-        this.beanResolver = methods.beanResolver();
+        this.lookups = RequestVariables.shared(methods.beanResolver());
         this.usesPrincipal = this.rules.stream().anyMatch(LimitedRule::usesPrincipal);
+        this.plainPaths = this.rules.stream().allMatch(LimitedRule::hasPlainPaths);
     }
 
     /**
@@ -80,6 +84,9 @@ public final class RateLimitRules {
      * proceed at once: the filter then goes on without subscribing to anything of the rules.
      */
     public static final Mono<Void> ADMITTED = Mono.empty();
+
+    /** Whether every rule's path patterns are plain text: a servlet request's path then needs no parsing when it is plain too. */
+    private final boolean plainPaths;
 
     /** Whether a rule reads {@code #principal}, which WebFlux finds only on subscription. */
     private final boolean usesPrincipal;
@@ -106,13 +113,21 @@ public final class RateLimitRules {
      * does, telling {@code decisions} each decision.
      */
     public void admit(HttpServletRequest request, HttpServletResponse response, RuleDecisions decisions) {
-        List<LimitedRule> matching = matching(HttpMethod.valueOf(request.getMethod()),
-                RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
-                CorsUtils.isPreFlightRequest(request));
+        HttpMethod method = HttpMethod.valueOf(request.getMethod());
+        boolean preFlight = CorsUtils.isPreFlightRequest(request);
+        String plainPath = plainPaths ? PlainPath.within(request.getRequestURI(), request.getContextPath()) : null;
+        List<LimitedRule> matching;
+        if (plainPath != null) {
+            matching = matching((rule) -> rule.matches(method, plainPath, preFlight));
+        }
+        else {
+            PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
+            matching = matching((rule) -> rule.matches(method, path, preFlight));
+        }
         if (matching.isEmpty()) {
             return;
         }
-        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, beanResolver, decisions);
+        RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, lookups, decisions);
         for (LimitedRule rule : matching) {
             LimitedRule.Call call = admission.call(rule);
             if (call != null) {
@@ -155,17 +170,20 @@ public final class RateLimitRules {
      */
     public Mono<Void> admit(ServerWebExchange exchange, RuleDecisions decisions) {
         ServerHttpRequest request = exchange.getRequest();
-        List<LimitedRule> matching = matching(request.getMethod(), request.getPath().pathWithinApplication(),
-                org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request));
+        // WebFlux has parsed the path already.
+        HttpMethod method = request.getMethod();
+        PathContainer path = request.getPath().pathWithinApplication();
+        boolean preFlight = org.springframework.web.cors.reactive.CorsUtils.isPreFlightRequest(request);
+        List<LimitedRule> matching = matching((rule) -> rule.matches(method, path, preFlight));
         if (matching.isEmpty()) {
             return ADMITTED;
         }
         if (!usesPrincipal) {
             // Who is authenticated is found in the subscriber's context, on subscription: only when read.
-            return admit(exchange, matching, new RuleAdmission(CurrentServerExchange.servedRequest(request, clientIps), outcomes, beanResolver, decisions), 0);
+            return admit(exchange, matching, new RuleAdmission(CurrentServerExchange.servedRequest(request, clientIps), outcomes, lookups, decisions), 0);
         }
         return CurrentServerExchange.callRequest(exchange, clientIps)
-            .flatMap((callRequest) -> admit(exchange, matching, new RuleAdmission(callRequest, outcomes, beanResolver, decisions), 0));
+            .flatMap((callRequest) -> admit(exchange, matching, new RuleAdmission(callRequest, outcomes, lookups, decisions), 0));
     }
 
     /**
@@ -205,10 +223,10 @@ public final class RateLimitRules {
         return ADMITTED;
     }
 
-    private List<LimitedRule> matching(HttpMethod method, PathContainer path, boolean preFlight) {
+    private List<LimitedRule> matching(Predicate<LimitedRule> matches) {
         List<LimitedRule> matching = null;
         for (LimitedRule rule : rules) {
-            if (rule.matches(method, path, preFlight)) {
+            if (matches.test(rule)) {
                 if (matching == null) {
                     matching = new ArrayList<>(2);
                 }

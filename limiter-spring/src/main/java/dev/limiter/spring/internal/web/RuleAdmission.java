@@ -8,12 +8,11 @@ import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.spring.internal.Consequence;
 import dev.limiter.spring.internal.DecisionOutcomes;
-import dev.limiter.spring.internal.EvaluationContexts;
+import dev.limiter.spring.internal.RequestVariables;
 import dev.limiter.spring.internal.RateLimitResponse;
 import dev.limiter.spring.internal.ServedRequest;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
@@ -29,7 +28,7 @@ final class RuleAdmission {
 
     private final DecisionOutcomes outcomes;
 
-    private final @Nullable BeanResolver beanResolver;
+    private final StandardEvaluationContext lookups;
 
     private final RuleDecisions decisions;
 
@@ -40,10 +39,10 @@ final class RuleAdmission {
 
     private Duration turnIn = Duration.ZERO;
 
-    RuleAdmission(ServedRequest request, DecisionOutcomes outcomes, @Nullable BeanResolver beanResolver, RuleDecisions decisions) {
+    RuleAdmission(ServedRequest request, DecisionOutcomes outcomes, StandardEvaluationContext lookups, RuleDecisions decisions) {
         this.request = request;
         this.outcomes = outcomes;
-        this.beanResolver = beanResolver;
+        this.lookups = lookups;
         this.decisions = decisions;
     }
 
@@ -103,14 +102,7 @@ final class RuleAdmission {
     private EvaluationContext context() {
         EvaluationContext made = this.context;
         if (made == null) {
-            StandardEvaluationContext standard = EvaluationContexts.sharingLookups(new StandardEvaluationContext());
-            if (beanResolver != null) {
-                standard.setBeanResolver(beanResolver);
-            }
-            standard.setVariable(ServedRequest.REQUEST, request.request());
-            standard.setVariable(ServedRequest.PRINCIPAL, request.principal());
-            standard.setVariable(ServedRequest.CLIENT_IP, request.clientIp());
-            made = standard;
+            made = new RequestVariables(lookups, request.request(), request.principal(), request.clientIp());
             this.context = made;
         }
         return made;
