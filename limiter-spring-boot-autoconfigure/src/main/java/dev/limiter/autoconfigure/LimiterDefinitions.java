@@ -76,6 +76,11 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
         return plans(annotation.name(), RateLimitedValues.asPropertiesBind(annotation, site), site);
     }
 
+    @Override
+    public LimiterPlans plans(String name, String site) {
+        return plans(name, null, site);
+    }
+
     /**
      * The limiter named {@code name}, with the values of {@code annotation} (may be null) where
      * configuration does not set them.

@@ -5,10 +5,14 @@ import java.security.Principal;
 
 import org.jspecify.annotations.Nullable;
 
-/** One call of a limited method, as a {@link KeyResolver} or {@link PlanResolver} sees it. */
+/**
+ * One call of a limited method, as a {@link KeyResolver} or {@link PlanResolver} sees it; for a
+ * {@link PlanResolver}, also one request limited by a rule of {@code limiter.rules} or a gateway route,
+ * which has a request but no method.
+ */
 public final class KeyContext {
 
-    private final Method method;
+    private final @Nullable Method method;
 
     private final @Nullable Object[] arguments;
 
@@ -23,14 +27,14 @@ public final class KeyContext {
     /**
      * A call as the interception sees it; public so that a resolver can be tested with calls of its own.
      *
-     * @param method the limited method
+     * @param method the limited method; null for a request limited by a rule
      * @param arguments the call's arguments
      * @param target the object called
      * @param request the HTTP request the call serves, null outside one
      * @param principal who is authenticated, null for nobody
      * @param clientIp the client's address, null outside a request
      */
-    public KeyContext(Method method, @Nullable Object[] arguments, @Nullable Object target, @Nullable Object request,
+    public KeyContext(@Nullable Method method, @Nullable Object[] arguments, @Nullable Object target, @Nullable Object request,
             @Nullable Principal principal, @Nullable String clientIp) {
         this.method = method;
         this.arguments = arguments;
@@ -40,8 +44,8 @@ public final class KeyContext {
         this.clientIp = clientIp;
     }
 
-    /** The limited method, as declared on the target's class. */
-    public Method method() {
+    /** The limited method, as declared on the target's class; null for a request limited by a rule or a gateway route. */
+    public @Nullable Method method() {
         return method;
     }
 

@@ -127,6 +127,30 @@ abstract class RateLimitRulesCases {
     }
 
     @Test
+    void aRulePicksThePlanOfItsLimiterPerRequest() {
+        application().withPropertyValues("limiter.limiters.tiers.algorithm=fixed-window", "limiter.limiters.tiers.plan=" + header("X-Plan"),
+                "limiter.limiters.tiers.default-plan=free", "limiter.limiters.tiers.plans.free.limit=1",
+                "limiter.limiters.tiers.plans.free.window=1m", "limiter.limiters.tiers.plans.pro.limit=3",
+                "limiter.limiters.tiers.plans.pro.window=1m", "limiter.limiters.tiers.plans.internal.unlimited=true",
+                "limiter.rules[0].paths=/pages/**", "limiter.rules[0].limiter=tiers", "limiter.rules[0].key=" + header("X-User"))
+            .run((client, context) -> {
+                // No X-Plan: the default plan, free, 1 a minute.
+                client.get("/pages/1").header("X-User", "alice").send().isOk().hasHeader("RateLimit-Policy", "\"tiers\";q=1;w=60");
+                client.get("/pages/1").header("X-User", "alice").header("X-Plan", "free").send().hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+                // Pro counts afresh, 3 a minute.
+                for (int i = 0; i < 3; i++) {
+                    client.get("/pages/1").header("X-User", "alice").header("X-Plan", "pro").send().isOk()
+                        .hasHeader("RateLimit-Policy", "\"tiers\";q=3;w=60");
+                }
+                client.get("/pages/1").header("X-User", "alice").header("X-Plan", "pro").send().hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+                for (int i = 0; i < 5; i++) {
+                    client.get("/pages/1").header("X-User", "alice").header("X-Plan", "internal").send().isOk().hasNoHeader("RateLimit");
+                }
+                assertThat(pageCalls(context)).isEqualTo(1 + 3 + 5);
+            });
+    }
+
+    @Test
     void shadowLimiterLetsRejectedRequestsThroughWithoutFieldsAndCountsThem() {
         application().withPropertyValues(PAGES_BY_CLIENT_IP).withPropertyValues("limiter.limiters.pages.shadow=true")
             .run((client, context) -> {

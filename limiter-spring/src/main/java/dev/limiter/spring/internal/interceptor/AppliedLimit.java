@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * What one call is decided by: its limiter's limits, those of its plan, or none (an unlimited plan or
  * key). Prepared once per limiter and plan.
  */
-final class AppliedLimit {
+public final class AppliedLimit {
 
     private final @Nullable String plan;
 
@@ -50,17 +50,22 @@ final class AppliedLimit {
     }
 
     /** The plan, or null for a limiter without plans and for unlimited keys. */
-    @Nullable String plan() {
+    public @Nullable String plan() {
         return plan;
     }
 
     /** The limiter deciding, reporting its rejections as what becomes of them (so its event counts the call); null when unlimited. */
-    @Nullable RateLimiter deciding() {
+    public @Nullable RateLimiter deciding() {
         return deciding;
     }
 
+    /** The limiter deciding, as the registry holds it; null when unlimited. */
+    public @Nullable RateLimiter limiter() {
+        return limiter;
+    }
+
     /** The RateLimit header fields of the limits, as the limiter is tuned now; null when unlimited, which announces none. */
-    @Nullable RateLimitHeaderFields headerFields() {
+    public @Nullable RateLimitHeaderFields headerFields() {
         if (limiter == null) {
             return null;
         }

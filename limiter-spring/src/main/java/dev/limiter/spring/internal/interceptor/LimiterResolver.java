@@ -32,4 +32,14 @@ public interface LimiterResolver {
     default LimiterPlans plans(RateLimited annotation, String site) {
         return LimiterPlans.NONE;
     }
+
+    /**
+     * The plans of limiter {@code name} for requests limited outside an annotation (a rule of
+     * {@code limiter.rules}, a gateway route): as {@link #plans(RateLimited, String)}, with no annotation's values.
+     *
+     * @param site where the limiter is used, for messages, such as {@code limiter.rules[0]}
+     */
+    default LimiterPlans plans(String name, String site) {
+        return LimiterPlans.NONE;
+    }
 }

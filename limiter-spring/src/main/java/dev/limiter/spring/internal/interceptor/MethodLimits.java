@@ -18,11 +18,11 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
 /**
- * The limits the calls of one {@code @RateLimited} method are decided by: its limiter's own, or those
- * of the plan each call picks (by expression, {@link PlanResolver} or the default plan); no limit for
+ * The limits the calls of one {@code @RateLimited} method (or the requests of one rule) are decided
+ * by: its limiter's own, or those of the plan each call picks (by expression, {@link PlanResolver} or the default plan); no limit for
  * the limiter's unlimited keys and plans.
  */
-final class MethodLimits {
+public final class MethodLimits {
 
     /** The limit of an unlimited key: none, whatever the plan. */
     private static final AppliedLimit UNLIMITED_KEY = AppliedLimit.unlimited(null);
@@ -101,12 +101,12 @@ final class MethodLimits {
     }
 
     /** The limiter whose name and algorithm the method's calls are counted under. */
-    RateLimiter counted() {
+    public RateLimiter counted() {
         return counted;
     }
 
     /** Whether a plan is picked in code, from the call and its request. */
-    boolean hasPlanResolver() {
+    public boolean hasPlanResolver() {
         return resolver != null;
     }
 
@@ -122,7 +122,7 @@ final class MethodLimits {
      * @param call the call, for the plan resolver; null when there is none
      * @throws UnknownPlanException when the plan picked is none of the limiter's
      */
-    AppliedLimit limitOf(String key, @Nullable EvaluationContext context, @Nullable KeyContext call) {
+    public AppliedLimit limitOf(String key, @Nullable EvaluationContext context, @Nullable KeyContext call) {
         if (!unlimitedKeys.isEmpty() && unlimitedKeys.contains(key)) {
             return UNLIMITED_KEY;
         }

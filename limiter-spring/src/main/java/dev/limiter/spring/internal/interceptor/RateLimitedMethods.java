@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.limiter.DecisionListener;
@@ -259,13 +260,35 @@ public final class RateLimitedMethods {
                 ? parse(written.value(), written.where(), method, targetClass, requestVariables, "Write an expression giving one of the plans "
                         + plans.plans() + ", such as #account.plan or #request.getHeader('X-Plan')")
                 : null;
+        return planLimits(annotation.name(), plans, expression, rejectedAs);
+    }
+
+    /**
+     * The plans of limiter {@code name} as requests limited outside an annotation (a rule of
+     * {@code limiter.rules}, a gateway route) pick them; null when the limiter has no plans.
+     *
+     * @param site where the limiter is used, for messages, such as {@code limiter.rules[0]}
+     * @param rejectedAs what becomes of a rejected request
+     * @param parse parses the limiter's plan expression as the caller parses and checks its own expressions
+     * @throws LimiterConfigurationException when the plans are no valid limits, or a bean they name is missing
+     */
+    public @Nullable MethodLimits plansOf(String name, String site, Outcome rejectedAs, Function<LimiterPlans.Setting, @Nullable Expression> parse) {
+        LimiterPlans plans = limiters.plans(name, site);
+        if (!plans.hasPlans()) {
+            return null;
+        }
+        LimiterPlans.Setting written = plans.expression();
+        return planLimits(name, plans, (written != null) ? parse.apply(written) : null, rejectedAs);
+    }
+
+    private MethodLimits planLimits(String name, LimiterPlans plans, @Nullable Expression expression, Outcome rejectedAs) {
         LimiterPlans.Setting resolver = plans.resolver();
         Supplier<PlanResolver> planResolver = (resolver != null) ? bean(resolver.value().trim(), PlanResolver.class, resolver.where()) : null;
         try {
-            return MethodLimits.ofPlans(annotation.name(), plans, expression, planResolver, rejectedAs);
+            return MethodLimits.ofPlans(name, plans, expression, planResolver, rejectedAs);
         }
         catch (IllegalArgumentException ex) {
-            throw new LimiterConfigurationException("limiter.limiters." + annotation.name() + ".plans", plans.plans(), String.valueOf(ex.getMessage()),
+            throw new LimiterConfigurationException("limiter.limiters." + name + ".plans", plans.plans(), String.valueOf(ex.getMessage()),
                     "Give at least one plan limits");
         }
     }

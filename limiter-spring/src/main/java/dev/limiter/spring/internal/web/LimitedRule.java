@@ -1,5 +1,6 @@
 package dev.limiter.spring.internal.web;
 
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import dev.limiter.RateLimiter;
+import dev.limiter.spring.KeyContext;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.MissingKeyPolicy;
 import dev.limiter.spring.internal.Consequence;
@@ -16,6 +18,9 @@ import dev.limiter.spring.internal.EnforcementPoint;
 import dev.limiter.spring.internal.KeysAndCosts;
 import dev.limiter.spring.internal.RateLimitHeaderFields;
 import dev.limiter.spring.internal.ServedRequest;
+import dev.limiter.spring.internal.interceptor.AppliedLimit;
+import dev.limiter.spring.internal.interceptor.MethodLimits;
+import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
@@ -82,6 +87,9 @@ final class LimitedRule implements EnforcementPoint {
 
     private final Supplier<RateLimiter> deciding;
 
+    /** The plans of the rule's limiter, one picked per request; null when the limiter has none. */
+    private final @Nullable MethodLimits plans;
+
     /** Whether an expression of the rule reads {@code #clientIp}: only then is the client's address found. */
     private final boolean usesClientIp;
 
@@ -93,7 +101,7 @@ final class LimitedRule implements EnforcementPoint {
 
     private LimitedRule(RateLimitRule rule, List<PathPattern> paths, Set<HttpMethod> methods, @Nullable Expression when,
             @Nullable Expression unless, @Nullable Expression key, @Nullable Expression cost, long fixedCost, MissingKeyPolicy onMissingKey,
-            Supplier<RateLimiter> limiter) {
+            Supplier<RateLimiter> limiter, @Nullable MethodLimits plans, @Nullable Expression plan) {
         this.site = rule.property();
         this.paths = List.copyOf(paths);
         this.plainPaths = plainPaths(paths);
@@ -105,10 +113,13 @@ final class LimitedRule implements EnforcementPoint {
         this.cost = cost;
         this.fixedCost = fixedCost;
         this.onMissingKey = onMissingKey;
-        this.usesClientIp = anyReads(ServedRequest.CLIENT_IP, when, unless, key, cost);
-        this.usesPrincipal = anyReads(ServedRequest.PRINCIPAL, when, unless, key, cost);
+        this.plans = plans;
+        // A plan resolver gets the whole request, client address and principal included.
+        boolean resolves = plans != null && plans.hasPlanResolver();
+        this.usesClientIp = resolves || anyReads(ServedRequest.CLIENT_IP, when, unless, key, cost, plan);
+        this.usesPrincipal = resolves || anyReads(ServedRequest.PRINCIPAL, when, unless, key, cost, plan);
         this.shadow = rule.shadow();
-        this.limiter = SingletonSupplier.of(limiter);
+        this.limiter = (plans != null) ? plans::counted : SingletonSupplier.of(limiter);
         // A rule has no fallback: a rejection fails the request, or proceeds in shadow mode.
         this.deciding = SingletonSupplier.of(() -> this.limiter.get()
             .reportingRejectionsAs(Consequence.rejectedAs(this.shadow, false)));
@@ -118,9 +129,11 @@ final class LimitedRule implements EnforcementPoint {
      * Checks {@code rule} and prepares it.
      *
      * @param limiter finds the rule's limiter, on the first request
+     * @param methods the limited methods, whose settings and plans rules share
      * @throws LimiterConfigurationException naming the property of the first mistake
      */
-    static LimitedRule of(RateLimitRule rule, Supplier<RateLimiter> limiter, SpelExpressionParser parser, MissingKeyPolicy onMissingKey) {
+    static LimitedRule of(RateLimitRule rule, Supplier<RateLimiter> limiter, RateLimitedMethods limitedMethods) {
+        SpelExpressionParser parser = limitedMethods.parser();
         String property = rule.property();
         if (rule.limiter() == null || rule.limiter().isBlank()) {
             throw new LimiterConfigurationException(property + ".limiter", "\"\"", "A rule needs the limiter that decides its requests",
@@ -139,7 +152,16 @@ final class LimitedRule implements EnforcementPoint {
                 cost = null;
             }
         }
-        return new LimitedRule(rule, paths, methods, when, unless, key, cost, fixedCost, onMissingKey, limiter);
+        List<Expression> plan = new ArrayList<>(1);
+        MethodLimits plans = limitedMethods.plansOf(rule.limiter().trim(), property, Consequence.rejectedAs(rule.shadow(), false), (setting) -> {
+            Expression parsed = parse(parser, setting.where(), setting.value());
+            if (parsed != null) {
+                plan.add(parsed);
+            }
+            return parsed;
+        });
+        return new LimitedRule(rule, paths, methods, when, unless, key, cost, fixedCost, limitedMethods.onMissingKey(), limiter, plans,
+                plan.isEmpty() ? null : plan.get(0));
     }
 
     private static List<PathPattern> paths(String property, List<String> patterns) {
@@ -361,7 +383,12 @@ final class LimitedRule implements EnforcementPoint {
             return null;
         }
         long permits = (cost != null) ? KeysAndCosts.permits(cost.getValue(context), cost.getExpressionString(), site) : fixedCost;
-        return new Call(keyText, permits);
+        if (plans == null) {
+            return new Call(keyText, permits, null);
+        }
+        KeyContext request = plans.hasPlanResolver() ? new KeyContext(null, new Object[0], null, context.lookupVariable(ServedRequest.REQUEST),
+                (Principal) context.lookupVariable(ServedRequest.PRINCIPAL), (String) context.lookupVariable(ServedRequest.CLIENT_IP)) : null;
+        return new Call(keyText, permits, plans.limitOf(keyText, context, request));
     }
 
     @Override
@@ -369,9 +396,17 @@ final class LimitedRule implements EnforcementPoint {
         return limiter.get();
     }
 
-    /** The limiter to decide with, reporting its rejections as what becomes of them under the rule. */
-    RateLimiter decidingLimiter() {
-        return deciding.get();
+    /**
+     * The limiter to decide {@code call} with, reporting its rejections as what becomes of them under
+     * the rule: the rule's limiter, or that of the plan the request picked; null when it is unlimited.
+     */
+    @Nullable RateLimiter decidingLimiter(Call call) {
+        return (call.limit() != null) ? call.limit().deciding() : deciding.get();
+    }
+
+    /** The limiter that decides {@code call}, as the registry holds it; null when it is unlimited. */
+    @Nullable RateLimiter limiter(Call call) {
+        return (call.limit() != null) ? call.limit().limiter() : limiter.get();
     }
 
     @Override
@@ -389,7 +424,11 @@ final class LimitedRule implements EnforcementPoint {
         return false;
     }
 
-    RateLimitHeaderFields headerFields() {
+    /** The RateLimit header fields announcing the limits of {@code call}; null when it is unlimited. */
+    @Nullable RateLimitHeaderFields headerFields(Call call) {
+        if (call.limit() != null) {
+            return call.limit().headerFields();
+        }
         RateLimitHeaderFields known = headerFields;
         RateLimitHeaderFields fields = RateLimitHeaderFields.current(known, this.limiter.get());
         if (fields != known) {
@@ -403,7 +442,16 @@ final class LimitedRule implements EnforcementPoint {
         return site;
     }
 
-    /** The key a request is limited under and the permits it takes. */
-    record Call(String key, long cost) {
+    /**
+     * The key a request is limited under and the permits it takes.
+     *
+     * @param limit the limit of the plan the request picked; null for a limiter without plans
+     */
+    record Call(String key, long cost, @Nullable AppliedLimit limit) {
+
+        /** The plan the request picked; null for a limiter without plans and for unlimited keys. */
+        @Nullable String plan() {
+            return (limit != null) ? limit.plan() : null;
+        }
     }
 }

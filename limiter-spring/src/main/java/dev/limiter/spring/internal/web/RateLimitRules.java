@@ -20,7 +20,6 @@ import dev.limiter.spring.web.ClientIpResolver;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
@@ -65,10 +64,9 @@ public final class RateLimitRules {
      * @throws dev.limiter.spring.LimiterConfigurationException naming the property of a rule's first mistake
      */
     public RateLimitRules(List<RateLimitRule> rules, RateLimiterRegistry limiters, RateLimitedMethods methods) {
-        SpelExpressionParser parser = methods.parser();
         List<LimitedRule> prepared = new ArrayList<>();
         for (RateLimitRule rule : rules) {
-            prepared.add(LimitedRule.of(rule, () -> limiters.get(rule.limiter()), parser, methods.onMissingKey()));
+            prepared.add(LimitedRule.of(rule, () -> limiters.get(rule.limiter()), methods));
         }
         this.rules = List.copyOf(prepared);
         this.outcomes = methods.outcomes();
@@ -202,7 +200,7 @@ public final class RateLimitRules {
                 if (call == null) {
                     continue;
                 }
-                decided = outcomes.decideAsync(rule, rule.decidingLimiter(), call.key(), call.cost()).toCompletableFuture();
+                decided = outcomes.decideAsync(rule, rule.decidingLimiter(call), call.key(), call.cost()).toCompletableFuture();
                 if (decided.isDone() && !decided.isCompletedExceptionally()) {
                     admission.follow(rule, call, decided.join());
                     continue;

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.RateLimiter;
 import dev.limiter.spring.internal.Consequence;
 import dev.limiter.spring.internal.DecisionOutcomes;
 import dev.limiter.spring.internal.RequestVariables;
@@ -57,7 +58,7 @@ final class RuleAdmission {
 
     /** Decides the request under {@code rule}, blocking. */
     Decision decide(LimitedRule rule, LimitedRule.Call call) {
-        return outcomes.decide(rule, rule.decidingLimiter(), call.key(), call.cost());
+        return outcomes.decide(rule, rule.decidingLimiter(call), call.key(), call.cost());
     }
 
     /**
@@ -67,10 +68,13 @@ final class RuleAdmission {
      */
     void follow(LimitedRule rule, LimitedRule.Call call, Decision decision) {
         Consequence consequence = Consequence.of(rule, decision);
-        decisions.decided(rule.limiter(), call.cost(), decision);
-        outcomes.record(rule, null, rule.headerFields(), call.key(), consequence, fields::put);
+        RateLimiter decided = rule.limiter(call);
+        if (decided != null) {
+            decisions.decided(decided, call.cost(), decision);
+        }
+        outcomes.record(rule, call.plan(), rule.headerFields(call), call.key(), consequence, fields::put);
         switch (consequence.step()) {
-            case FAIL -> throw new RateLimitExceededException(rule.limiter().name(), decision);
+            case FAIL -> throw new RateLimitExceededException(rule.limiter().name(), call.plan(), decision);
             case AWAIT_TURN -> {
                 if (consequence.turnIn().compareTo(turnIn) > 0) {
                     turnIn = consequence.turnIn();
