@@ -123,6 +123,18 @@ class ConcurrencyInterceptionTests {
         });
     }
 
+    @Test
+    void rateLimitValuesOnAMethodNamingAConcurrencyLimitAreRejectedAtStartup() {
+        this.contextRunner.withUserConfiguration(Windowed.class).run((context) -> {
+            Throwable failure = context.getStartupFailure();
+            while (failure.getCause() != null && !(failure instanceof LimiterConfigurationException)) {
+                failure = failure.getCause();
+            }
+            assertThat(failure).isInstanceOf(LimiterConfigurationException.class)
+                .hasMessageContaining("@RateLimited(limit, window, burst, limits, subWindows or maxWait)");
+        });
+    }
+
     private static void await(java.util.function.BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
@@ -191,6 +203,23 @@ class ConcurrencyInterceptionTests {
         @Bean
         CostlyCalls costlyCalls() {
             return new CostlyCalls();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Windowed {
+
+        @Bean
+        WindowedCalls windowedCalls() {
+            return new WindowedCalls();
+        }
+    }
+
+    static class WindowedCalls {
+
+        @RateLimited(name = "upstream", limit = 5, window = "1s")
+        public String call() {
+            return "x";
         }
     }
 

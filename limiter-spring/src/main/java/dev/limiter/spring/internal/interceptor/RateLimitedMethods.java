@@ -268,7 +268,10 @@ public final class RateLimitedMethods {
             Set<String> requestVariables) {
         String unsupported = (cost != null) ? "cost" : (keyResolver != null) ? "keyResolver" : !annotation.fallbackMethod().isBlank() ? "fallbackMethod"
                 : (annotation.refundOn().length > 0) ? "refundOn" : !annotation.plan().isBlank() ? "plan"
-                        : !annotation.planResolver().isBlank() ? "planResolver" : null;
+                        : !annotation.planResolver().isBlank() ? "planResolver" : annotation.shadow() ? "shadow"
+                                : (annotation.limit() > 0 || annotation.burst() > 0 || !annotation.window().isBlank()
+                                        || annotation.limits().length > 0 || annotation.subWindows() > 0 || !annotation.maxWait().isBlank())
+                                                ? "limit, window, burst, limits, subWindows or maxWait" : null;
         if (unsupported != null) {
             throw new LimiterConfigurationException("@RateLimited(" + unsupported + ") on " + describe(method, targetClass), unsupported,
                     "Limiter '" + annotation.name() + "' is a concurrency limit: each call holds one slot while it runs, which "
