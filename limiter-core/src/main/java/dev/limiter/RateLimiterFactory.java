@@ -31,6 +31,18 @@ public interface RateLimiterFactory {
                 + "RateLimiterFactory.create(String, String, RateLimiterConfig)");
     }
 
+    /**
+     * Creates a limiter of calls in flight ({@link ConcurrencyLimiter}) on this factory's backend; its keys
+     * never meet those of a rate limiter of the same name.
+     *
+     * @param name limiter name, as for {@link #create(String, RateLimiterConfig)}
+     * @param config the limit of calls in flight and options
+     * @throws UnsupportedOperationException by a factory without concurrency limits; Limiter's own have them
+     */
+    default ConcurrencyLimiter createConcurrencyLimiter(String name, ConcurrencyLimiterConfig config) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot create concurrency limiters");
+    }
+
     /** Creates a limiter with a single limit. */
     default RateLimiter create(String name, Algorithm algorithm, LimitSpec spec) {
         return create(name, RateLimiterConfig.of(algorithm, spec));

@@ -1,5 +1,7 @@
 package dev.limiter.memory;
 
+import dev.limiter.ConcurrencyLimiter;
+import dev.limiter.ConcurrencyLimiterConfig;
 import dev.limiter.DecisionListener;
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiter;
@@ -85,6 +87,11 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
     /** Keys each limiter holds at most. */
     public long maxKeys() {
         return maxKeys;
+    }
+
+    @Override
+    public ConcurrencyLimiter createConcurrencyLimiter(String name, ConcurrencyLimiterConfig config) {
+        return new InMemoryConcurrencyLimiter(name, config, clock);
     }
 
     @Override

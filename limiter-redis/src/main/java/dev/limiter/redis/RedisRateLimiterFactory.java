@@ -6,6 +6,8 @@ import java.util.function.LongSupplier;
 
 
 import dev.limiter.Algorithm;
+import dev.limiter.ConcurrencyLimiter;
+import dev.limiter.ConcurrencyLimiterConfig;
 import dev.limiter.DecisionListener;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimiterClock;
@@ -100,6 +102,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     private final UnchargedPermits uncharged;
 
     private volatile boolean heartbeatStarted;
+
+    /** Stopped renewing when this factory closes. */
+    private final java.util.Queue<ConcurrencyLimiter> concurrencyLimiters = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /**
      * A builder of limiters on {@code redis}.
@@ -509,6 +514,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     /** Stops the background probe and heartbeat, and removes this instance from the count. */
     public void close() {
+        concurrencyLimiters.forEach(ConcurrencyLimiter::close);
         background.close();
         heartbeat.close();
         if (reconnectFailures != null) {
@@ -542,6 +548,19 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     /** The batching of this factory's asynchronous decisions; null when off. For tests. */
     @Nullable ReactiveBatches reactiveBatches() {
         return reactiveBatches;
+    }
+
+    /**
+     * A limit of calls in flight whose slots live in Redis, shared by every instance: keys
+     * {@code <prefix>:{<name>:<key>}:cc}, one script call to take a slot and one to release it. Its failure
+     * policy is its configuration's, else this factory's. Closed with this factory.
+     */
+    @Override
+    public ConcurrencyLimiter createConcurrencyLimiter(String name, ConcurrencyLimiterConfig config) {
+        RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(name, config, new BlockingScripts(redis), keyPrefix, clock, onFailure,
+                local, instances::instances);
+        concurrencyLimiters.add(limiter);
+        return limiter;
     }
 
     @Override

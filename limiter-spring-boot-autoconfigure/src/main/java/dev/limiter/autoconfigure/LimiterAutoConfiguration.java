@@ -41,8 +41,13 @@ public final class LimiterAutoConfiguration {
     }
 
     @Bean
-    LimiterDefinitions limiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry) {
-        LimiterDefinitions definitions = new LimiterDefinitions(properties, registry);
+    ConcurrencyLimiters concurrencyLimiters(LimiterProperties properties, RateLimiterFactory rateLimiterFactory) {
+        return new ConcurrencyLimiters(properties, rateLimiterFactory);
+    }
+
+    @Bean
+    LimiterDefinitions limiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry, ConcurrencyLimiters concurrencyLimiters) {
+        LimiterDefinitions definitions = new LimiterDefinitions(properties, registry, concurrencyLimiters);
         ConfiguredLimiters.register(definitions);
         return definitions;
     }

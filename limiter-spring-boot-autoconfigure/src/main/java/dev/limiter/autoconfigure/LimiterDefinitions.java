@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
+import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
@@ -45,9 +46,22 @@ final class LimiterDefinitions implements LimiterResolver, DefinedLimiters {
     /** The annotations that use each limiter, each at its site. */
     private final Map<String, List<RateLimitedValues>> uses = new ConcurrentHashMap<>();
 
+    /** The limits of calls in flight, which an annotation may name instead of a rate limiter. */
+    private final @Nullable ConcurrencyLimiters concurrencyLimiters;
+
     LimiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry) {
+        this(properties, registry, null);
+    }
+
+    LimiterDefinitions(LimiterProperties properties, RateLimiterRegistry registry, @Nullable ConcurrencyLimiters concurrencyLimiters) {
         this.properties = properties;
         this.registry = registry;
+        this.concurrencyLimiters = concurrencyLimiters;
+    }
+
+    @Override
+    public @Nullable ConcurrencyLimiter concurrencyLimiterFor(RateLimited annotation, String site) {
+        return (concurrencyLimiters != null) ? concurrencyLimiters.find(annotation.name()).orElse(null) : null;
     }
 
     /** Registers the plans of limiter {@code name} as configuration alone defines them, with no annotation. */

@@ -44,6 +44,12 @@ public class LimiterProperties {
     private Map<String, Limiter> limiters = new LinkedHashMap<>();
 
     /**
+     * Limits of calls in flight by name: a @RateLimited method naming one holds a slot of its key
+     * while each call runs. Names must differ from those of limiter.limiters.
+     */
+    private Map<String, ConcurrencyLimit> concurrencyLimits = new LinkedHashMap<>();
+
+    /**
      * Rules limiting HTTP requests by path, without an annotation (Spring MVC and WebFlux). Every
      * rule matching a request applies, in this order, each as its own decision; the first rejection
      * answers the request.
@@ -104,6 +110,14 @@ public class LimiterProperties {
 
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
+    }
+
+    public Map<String, ConcurrencyLimit> getConcurrencyLimits() {
+        return concurrencyLimits;
+    }
+
+    public void setConcurrencyLimits(Map<String, ConcurrencyLimit> concurrencyLimits) {
+        this.concurrencyLimits = concurrencyLimits;
     }
 
     public Map<String, Limiter> getLimiters() {
@@ -879,4 +893,55 @@ public class LimiterProperties {
 
     }
 
+
+    /** A limit of calls in flight per key (docs/concurrency-limits.md). */
+    public static class ConcurrencyLimit {
+
+        /** Most calls in flight per key at once, across every instance. */
+        private @Nullable Long limit;
+
+        /**
+         * How long a slot stays taken after its holder last renewed it; running calls renew theirs every
+         * third of it, so only the slot of an instance that died comes free after this long.
+         */
+        private Duration lease = Duration.ofSeconds(30);
+
+        /** How long a call may wait for a slot instead of being rejected. */
+        private Duration maxWait = Duration.ZERO;
+
+        /** What this limit decides while Redis fails; default limiter.on-redis-failure. */
+        private @Nullable FailurePolicy onRedisFailure;
+
+        public @Nullable Long getLimit() {
+            return limit;
+        }
+
+        public void setLimit(@Nullable Long limit) {
+            this.limit = limit;
+        }
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getMaxWait() {
+            return maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
+        public @Nullable FailurePolicy getOnRedisFailure() {
+            return onRedisFailure;
+        }
+
+        public void setOnRedisFailure(@Nullable FailurePolicy onRedisFailure) {
+            this.onRedisFailure = onRedisFailure;
+        }
+    }
 }

@@ -1,14 +1,19 @@
 package dev.limiter.spring;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
+import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.spring.internal.interceptor.LimiterPlans;
 import dev.limiter.spring.internal.interceptor.LimiterResolver;
 import dev.limiter.spring.internal.limits.RateLimitedValues;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the limiter of a {@code @RateLimited} method from the annotation's own values, for an
@@ -22,8 +27,22 @@ final class AnnotationLimiterResolver implements LimiterResolver {
     /** Where each limiter was first defined, for the message of a conflicting one. */
     private final Map<String, String> origins = new ConcurrentHashMap<>();
 
+    /** The application's concurrency limiter beans, which a name may also name. */
+    private final Supplier<List<ConcurrencyLimiter>> concurrencyLimiters;
+
     AnnotationLimiterResolver(RateLimiterRegistry registry) {
+        this(registry, List::of);
+    }
+
+    AnnotationLimiterResolver(RateLimiterRegistry registry, Supplier<List<ConcurrencyLimiter>> concurrencyLimiters) {
         this.registry = registry;
+        this.concurrencyLimiters = concurrencyLimiters;
+    }
+
+    /** The application's {@link ConcurrencyLimiter} bean of the annotation's name, if it has one. */
+    @Override
+    public @Nullable ConcurrencyLimiter concurrencyLimiterFor(RateLimited annotation, String site) {
+        return concurrencyLimiters.get().stream().filter((limiter) -> limiter.name().equals(annotation.name())).findFirst().orElse(null);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.limiter.spring;
 
+import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.RateLimiterRegistry;
@@ -42,9 +43,10 @@ class RateLimitingConfiguration implements ImportAware {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     RateLimitedMethods rateLimitedMethods(ObjectProvider<RateLimiterRegistry> registry, ObjectProvider<RateLimiterFactory> factory,
-            ObjectProvider<DecisionListener> listener, ObjectProvider<ClientIpResolver> clientIps, BeanFactory beanFactory) {
+            ObjectProvider<DecisionListener> listener, ObjectProvider<ClientIpResolver> clientIps, ObjectProvider<ConcurrencyLimiter> concurrency,
+            BeanFactory beanFactory) {
         RateLimiterRegistry limiters = registry.getIfUnique(() -> new RateLimiterRegistry(factory.getObject()));
-        return new RateLimitedMethods(new AnnotationLimiterResolver(limiters), beanFactory, onMissingKey, headerFields,
+        return new RateLimitedMethods(new AnnotationLimiterResolver(limiters, () -> concurrency.orderedStream().toList()), beanFactory, onMissingKey, headerFields,
                 listener.getIfUnique(() -> DecisionListener.NONE), clientIps.getIfUnique(() -> ClientIpResolver.DIRECT));
     }
 

@@ -1,5 +1,7 @@
 package dev.limiter.autoconfigure.metrics;
 
+import dev.limiter.ConcurrencyLimiter;
+import dev.limiter.autoconfigure.ConcurrencyLimiters;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.redis.RedisRateLimiterFactory;
 
@@ -18,8 +20,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Micrometer metrics and observations of rate limit decisions, when the application has a
  * {@link MeterRegistry} (Spring Boot's actuator or Micrometer metrics starter):
- * {@code limiter.decisions}, {@code limiter.redis.duration}, {@code limiter.failure.policy.active}
- * and the {@code limiter.decision} observation.
+ * {@code limiter.decisions}, {@code limiter.redis.duration}, {@code limiter.failure.policy.active},
+ * {@code limiter.concurrency.in.use}, {@code limiter.concurrency.limit} and the {@code limiter.decision} observation.
  */
 @AutoConfiguration(before = LimiterAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -37,6 +39,24 @@ public final class LimiterMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     MicrometerDecisionListener limiterDecisionListener(MeterRegistry meters, ObjectProvider<ObservationRegistry> observations) {
         return new MicrometerDecisionListener(meters, observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+    }
+
+    /** Gauge per concurrency limit: slots this instance holds now. */
+    static final String CONCURRENCY_IN_USE = "limiter.concurrency.in.use";
+
+    /** Gauge per concurrency limit: its limit of calls in flight per key. */
+    static final String CONCURRENCY_LIMIT = "limiter.concurrency.limit";
+
+    @Bean
+    MeterBinder limiterConcurrencyMetrics(ObjectProvider<ConcurrencyLimiters> limiters) {
+        return (registry) -> limiters.ifAvailable((configured) -> configured.limiters().forEach((limiter) -> {
+            Gauge.builder(CONCURRENCY_IN_USE, limiter, ConcurrencyLimiter::inUse).tag("limiter", limiter.name())
+                .description("Calls in flight holding a slot of this concurrency limit on this instance, over every key")
+                .register(registry);
+            Gauge.builder(CONCURRENCY_LIMIT, limiter, (l) -> l.config().limit()).tag("limiter", limiter.name())
+                .description("Most calls in flight per key of this concurrency limit, across every instance")
+                .register(registry);
+        }));
     }
 
     @Bean

@@ -1,7 +1,10 @@
 package dev.limiter.spring.internal.interceptor;
 
+import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.RateLimiter;
 import dev.limiter.spring.RateLimited;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the limiter of a {@link dev.limiter.spring.RateLimited} method: the annotation's values, with whatever the
@@ -17,6 +20,17 @@ public interface LimiterResolver {
      * @throws dev.limiter.spring.LimiterConfigurationException when the annotation and the configuration together are no valid limit
      */
     RateLimiter limiterFor(RateLimited annotation, String site);
+
+    /**
+     * The concurrency limiter {@code annotation} names, when its name is one of a limit of calls in flight
+     * rather than of a rate; null otherwise (the default), and then {@link #limiterFor} is asked.
+     *
+     * @param site where the annotation is declared, for messages
+     * @throws dev.limiter.spring.LimiterConfigurationException when the annotation asks what a concurrency limit cannot do
+     */
+    default @Nullable ConcurrencyLimiter concurrencyLimiterFor(RateLimited annotation, String site) {
+        return null;
+    }
 
     /** Whether calls limited through {@code annotation} only observe and are never refused. */
     boolean shadow(RateLimited annotation);

@@ -36,7 +36,8 @@ final class RateLimitInterceptor implements MethodInterceptor {
         RateLimitedMethods prepared = methods.get();
         LimitedMethod limited = prepared.get(method, targetClass);
         if (limited == null) {
-            return invocation.proceed();
+            ConcurrencyLimitedMethod concurrency = prepared.concurrency(method, targetClass);
+            return (concurrency != null) ? concurrency.invoke(invocation, prepared.clientIps()) : invocation.proceed();
         }
         ReturnKind returns = limited.returns();
         ServedRequest request = limited.usesRequest() ? ServedRequest.ofThisThread(limited.clientIps(prepared)) : ServedRequest.NONE;

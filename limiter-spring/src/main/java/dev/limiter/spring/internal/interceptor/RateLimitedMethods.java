@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.DecisionListener;
 import dev.limiter.Outcome;
 import dev.limiter.RateLimiter;
@@ -65,6 +66,9 @@ public final class RateLimitedMethods {
     private final SpelExpressionParser parser;
 
     private final Map<MethodClassKey, Optional<LimitedMethod>> methods = new ConcurrentHashMap<>();
+
+    /** The methods whose limiter is a concurrency limiter: prepared alongside {@link #methods}, where they are absent. */
+    private final Map<MethodClassKey, ConcurrencyLimitedMethod> concurrencyMethods = new ConcurrentHashMap<>();
 
     private final MissingKeyPolicy onMissingKey;
 
@@ -212,6 +216,11 @@ public final class RateLimitedMethods {
         return prepared.orElse(null);
     }
 
+    /** The prepared method whose limiter is a concurrency limiter; null when it has none (prepared by {@link #get} first). */
+    @Nullable ConcurrencyLimitedMethod concurrency(Method method, Class<?> targetClass) {
+        return concurrencyMethods.get(new MethodClassKey(method, targetClass));
+    }
+
     private @Nullable LimitedMethod prepare(Method method, Class<?> targetClass) {
         RateLimited annotation = find(method, targetClass);
         if (annotation == null) {
@@ -239,6 +248,12 @@ public final class RateLimitedMethods {
             }
             keyResolver = bean(resolverName, KeyResolver.class, where);
         }
+        ConcurrencyLimiter concurrency = limiters.concurrencyLimiterFor(annotation, site);
+        if (concurrency != null) {
+            concurrencyMethods.put(new MethodClassKey(method, targetClass), concurrency(concurrency, annotation, specific, targetClass, site,
+                    key, cost, keyResolver, requestVariables));
+            return null;
+        }
         boolean shadow = limiters.shadow(annotation);
         FallbackMethod fallback = FallbackMethod.resolve(annotation, specific, targetClass);
         // Each call is heard once, from its limiter: rejections as what becomes of them here.
@@ -246,6 +261,35 @@ public final class RateLimitedMethods {
         MethodLimits limits = limits(annotation, site, specific, targetClass, requestVariables, rejectedAs);
         return new LimitedMethod(limits, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
                 requestVariables, keyResolver, resolverName, List.of(annotation.refundOn()));
+    }
+
+    /** A method limited by a concurrency limiter: what of the annotation it cannot honour is an error at startup. */
+    private ConcurrencyLimitedMethod concurrency(ConcurrencyLimiter limiter, RateLimited annotation, Method method, Class<?> targetClass,
+            String site, @Nullable Expression key, @Nullable Expression cost, @Nullable Supplier<KeyResolver> keyResolver,
+            Set<String> requestVariables) {
+        String unsupported = (cost != null) ? "cost" : (keyResolver != null) ? "keyResolver" : !annotation.fallbackMethod().isBlank() ? "fallbackMethod"
+                : (annotation.refundOn().length > 0) ? "refundOn" : !annotation.plan().isBlank() ? "plan"
+                        : !annotation.planResolver().isBlank() ? "planResolver" : annotation.shadow() ? "shadow"
+                                : (annotation.limit() > 0 || annotation.burst() > 0 || !annotation.window().isBlank()
+                                        || annotation.limits().length > 0 || annotation.subWindows() > 0 || !annotation.maxWait().isBlank())
+                                                ? "limit, window, burst, limits, subWindows or maxWait" : null;
+        if (unsupported != null) {
+            throw new LimiterConfigurationException("@RateLimited(" + unsupported + ") on " + describe(method, targetClass), unsupported,
+                    "Limiter '" + annotation.name() + "' is a concurrency limit: each call holds one slot while it runs, which "
+                            + unsupported + " does not apply to", "Remove " + unsupported + " from the annotation, or name a rate limiter");
+        }
+        if (org.springframework.core.KotlinDetector.isSuspendingFunction(method)) {
+            throw new LimiterConfigurationException(site, "suspend fun " + method.getName(), "A concurrency limit holds a slot per call "
+                    + "of a plain, CompletionStage, Mono or Flux method; suspending functions are not supported yet",
+                    "Return a Mono, or name a rate limiter");
+        }
+        ReturnKind returns = ReturnKind.of(method, site);
+        if (returns.evaluatesPerSubscription() && !requestVariables.isEmpty()) {
+            throw new LimiterConfigurationException("@RateLimited(key) on " + describe(method, targetClass), annotation.key(),
+                    "A concurrency limit evaluates the key when the method is called, where a reactive method's request is not known yet",
+                    "Give the key a parameter of the method, or name a rate limiter");
+        }
+        return new ConcurrencyLimitedMethod(limiter, method, key, site, parameterNames, beanResolver, onMissingKey, requestVariables, returns);
     }
 
     /** The limits of the method's calls: its limiter's own, or the plan each call picks; with the keys never limited. */

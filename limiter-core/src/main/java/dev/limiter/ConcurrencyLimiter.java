@@ -1,0 +1,48 @@
+package dev.limiter;
+
+import java.util.Optional;
+
+/**
+ * A named limit of calls in flight: at most {@link ConcurrencyLimiterConfig#limit()} calls per key hold a
+ * {@link Permit} at once, across every instance sharing the backend. Unlike a {@link RateLimiter} it
+ * counts calls while they run, not how often they start: a call takes a slot when it starts and gives it
+ * back when its permit is closed. Created by {@link RateLimiterFactory#createConcurrencyLimiter}.
+ * Thread-safe; see docs/concurrency-limits.md.
+ */
+public interface ConcurrencyLimiter extends AutoCloseable {
+
+    /** Name of the limiter, as used in configuration ({@code limiter.limiters.<name>}) and in keys. */
+    String name();
+
+    /** What the limiter decides by. */
+    ConcurrencyLimiterConfig config();
+
+    /**
+     * Takes a slot of {@code key} if one is free now, never waiting.
+     *
+     * @param key the subject limited, such as a customer id; "" limits everyone together
+     * @return the permit holding the slot, empty when every slot is taken
+     */
+    Optional<Permit> tryAcquire(String key);
+
+    /**
+     * Takes a slot of {@code key}, waiting up to {@link ConcurrencyLimiterConfig#maxWait()} for one to come
+     * free. Waiters retry with a randomized backoff, so they are served in no particular order (no queue).
+     *
+     * @param key the subject limited
+     * @return the permit holding the slot
+     * @throws RateLimitExceededException when no slot came free in time; its decision has
+     *     {@code remaining} 0 and {@code limit} the configured limit
+     */
+    Permit acquire(String key);
+
+    /** Slots this instance holds now, over every key: what its metrics show as in use. */
+    int inUse();
+
+    /**
+     * Stops renewing: permits still open keep their slots until they are closed or their lease runs out,
+     * whichever comes first. For shutdown.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,293 @@
+package dev.limiter.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.limiter.ConcurrencyLimiter;
+import dev.limiter.ConcurrencyLimiterConfig;
+import dev.limiter.Decision;
+import dev.limiter.DecisionSource;
+import dev.limiter.LimitSpec;
+import dev.limiter.Permit;
+import dev.limiter.RateLimitExceededException;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What every backend's {@link ConcurrencyLimiter} does alike: slot ids unique across instances, the
+ * permits this instance holds, their renewal every third of the lease (one call per key, all of its
+ * slots at once), and waiting with a randomized backoff. A backend says how a slot is taken, released
+ * and renewed in its state.
+ */
+public abstract class ConcurrencySlots implements ConcurrencyLimiter {
+
+    /** First pause of a waiting caller; each next one doubles, up to {@link #MAX_BACKOFF}. */
+    static final Duration FIRST_BACKOFF = Duration.ofMillis(2);
+
+    /** Longest pause of a waiting caller between two attempts. */
+    static final Duration MAX_BACKOFF = Duration.ofMillis(100);
+
+    private final String name;
+
+    private final ConcurrencyLimiterConfig config;
+
+    /** Unique to this limiter object: a slot id is it and a counter, so instances never take each other's slots. */
+    private final String instanceId;
+
+    private final AtomicLong slots = new AtomicLong();
+
+    /** The permits whose slots this instance renews, until closed. */
+    private final Set<Held> held = ConcurrentHashMap.newKeySet();
+
+    private final AtomicInteger inUse = new AtomicInteger();
+
+    private final AtomicBoolean renewing = new AtomicBoolean();
+
+    private volatile boolean closed;
+
+    private final ScheduledExecutorService renewer;
+
+    protected ConcurrencySlots(String name, ConcurrencyLimiterConfig config) {
+        this.name = LimiterArguments.checkName(name);
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        this.config = config;
+        this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+        this.renewer = Executors.newSingleThreadScheduledExecutor((task) -> {
+            Thread thread = new Thread(task, "limiter-concurrency-renewer-" + name);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    @Override
+    public final ConcurrencyLimiterConfig config() {
+        return config;
+    }
+
+    /**
+     * Takes a slot of {@code key} in the backend's state, through {@link #hold} for a slot to renew or
+     * {@link #unheld} for a permit the failure policy admits without one.
+     *
+     * @return the permit, or null when every slot is taken
+     */
+    protected abstract @Nullable Permit take(String key);
+
+    /** Frees slot {@code slot} of {@code key}; what it throws is ignored (the lease frees it later). */
+    protected abstract void release(String key, String slot);
+
+    /** Extends the lease of the slots {@code slots} of {@code key} that are still taken; what it throws is ignored. */
+    protected abstract void renew(String key, List<String> slots);
+
+    /** A new slot id, unique across instances. */
+    protected final String newSlot() {
+        return instanceId + ":" + slots.incrementAndGet();
+    }
+
+    /** A permit of slot {@code slot} of {@code key}, now taken: renewed until closed, then released. */
+    protected final Permit hold(String key, String slot) {
+        Held permit = new Held(key, slot);
+        held.add(permit);
+        inUse.incrementAndGet();
+        startRenewing();
+        return permit;
+    }
+
+    /** A permit that holds no slot (admitted by a failure policy): counted in use until closed, nothing else. */
+    protected final Permit unheld(String key) {
+        inUse.incrementAndGet();
+        return new Unheld(key);
+    }
+
+    /** A permit of another limiter (a failure policy's local one), counted in use by this one until closed. */
+    protected final Permit counted(Permit permit) {
+        inUse.incrementAndGet();
+        return new Counted(permit);
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire(String key) {
+        LimiterArguments.checkKey(key);
+        return Optional.ofNullable(take(key));
+    }
+
+    @Override
+    public Permit acquire(String key) {
+        LimiterArguments.checkKey(key);
+        Permit permit = take(key);
+        if (permit != null) {
+            return permit;
+        }
+        long deadline = System.nanoTime() + config.maxWait().toNanos();
+        long backoff = FIRST_BACKOFF.toNanos();
+        while (!config.maxWait().isZero()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || Thread.currentThread().isInterrupted()) {
+                break;
+            }
+            // Randomized, so waiters of many instances do not retry in step; bounded by what is left of max-wait.
+            LockSupport.parkNanos(Math.min(left, ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)));
+            backoff = Math.min(backoff * 2, MAX_BACKOFF.toNanos());
+            permit = take(key);
+            if (permit != null) {
+                return permit;
+            }
+        }
+        throw new RateLimitExceededException(name, rejection());
+    }
+
+    /** The decision a caller that found no slot is rejected with. */
+    protected Decision rejection() {
+        // When a slot comes free no one can tell: a call ends when it ends. Retry-after is a hint, a second at most.
+        Duration retry = (config.lease().compareTo(Duration.ofSeconds(1)) < 0) ? config.lease() : Duration.ofSeconds(1);
+        return new Decision(false, config.limit(), 0, Duration.ZERO, Duration.ZERO, retry, Duration.ZERO,
+                LimitSpec.of(config.limit(), config.lease()), source());
+    }
+
+    /** What decides: this backend. */
+    protected abstract DecisionSource source();
+
+    @Override
+    public int inUse() {
+        return inUse.get();
+    }
+
+    private void startRenewing() {
+        if (!closed && renewing.compareAndSet(false, true)) {
+            long every = Math.max(1, config.leaseMillis() / 3);
+            try {
+                renewer.scheduleWithFixedDelay(this::renewAll, every, every, TimeUnit.MILLISECONDS);
+            }
+            catch (RuntimeException ex) {
+                // Closed meanwhile: nothing is renewed any more, as close() says.
+            }
+        }
+    }
+
+    /** Renews every slot this instance holds: one call per key. */
+    protected final void renewAll() {
+        Map<String, List<String>> byKey = new HashMap<>();
+        for (Held permit : held) {
+            byKey.computeIfAbsent(permit.key, (k) -> new ArrayList<>()).add(permit.slot);
+        }
+        byKey.forEach((key, slotsOfKey) -> {
+            try {
+                renew(key, slotsOfKey);
+            }
+            catch (RuntimeException ex) {
+                // Renewed at the next round, if the lease has not run out by then.
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        renewer.shutdownNow();
+    }
+
+    private final class Held implements Permit {
+
+        final String key;
+
+        final String slot;
+
+        private final AtomicBoolean open = new AtomicBoolean(true);
+
+        Held(String key, String slot) {
+            this.key = key;
+            this.slot = slot;
+        }
+
+        @Override
+        public String key() {
+            return key;
+        }
+
+        @Override
+        public void close() {
+            if (open.compareAndSet(true, false)) {
+                held.remove(this);
+                inUse.decrementAndGet();
+                try {
+                    release(key, slot);
+                }
+                catch (RuntimeException ex) {
+                    // Not renewed any more: the slot comes back when its lease runs out.
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Permit[" + name + ", " + key + ", " + slot + "]";
+        }
+    }
+
+    private final class Unheld implements Permit {
+
+        private final String key;
+
+        private final AtomicBoolean open = new AtomicBoolean(true);
+
+        Unheld(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String key() {
+            return key;
+        }
+
+        @Override
+        public void close() {
+            if (open.compareAndSet(true, false)) {
+                inUse.decrementAndGet();
+            }
+        }
+    }
+
+    private final class Counted implements Permit {
+
+        private final Permit permit;
+
+        private final AtomicBoolean open = new AtomicBoolean(true);
+
+        Counted(Permit permit) {
+            this.permit = permit;
+        }
+
+        @Override
+        public String key() {
+            return permit.key();
+        }
+
+        @Override
+        public void close() {
+            if (open.compareAndSet(true, false)) {
+                inUse.decrementAndGet();
+                permit.close();
+            }
+        }
+    }
+}
