@@ -50,7 +50,12 @@ public final class ConcurrencyLimiters implements DisposableBean {
     }
 
     private static ConcurrencyLimiterConfig config(String where, LimiterProperties.ConcurrencyLimit configured) {
-        long limit = configured.getLimit();
+        Long written = configured.getLimit();
+        if (written == null) {
+            throw new LimiterConfigurationException(where + ".limit", "(not set)", "A concurrency limit needs its limit: how many calls may run at once per key",
+                    "Set " + where + ".limit, such as limit: 10");
+        }
+        long limit = written;
         try {
             ConcurrencyLimiterConfig.of(limit);
         }
