@@ -17,9 +17,9 @@ public class GatewaySampleApplication {
         SpringApplication.run(GatewaySampleApplication.class, args);
     }
 
-    /** The caller of a RequestRateLimiter route, as the gateway's own routes name it: the X-Api-Key header. */
+    /** The caller of a RequestRateLimiter route, as the gateway's own routes name it: the X-User-Id header. */
     @Bean
-    KeyResolver apiKeyResolver() {
-        return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Api-Key"));
+    KeyResolver userKeyResolver() {
+        return (exchange) -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-User-Id"));
     }
 }

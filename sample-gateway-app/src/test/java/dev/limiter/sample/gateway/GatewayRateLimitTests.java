@@ -51,18 +51,18 @@ class GatewayRateLimitTests {
     void eachCallerHasItsOwnLimitOnTheLimiterRouteAcrossTwoGateways(TestRedis redis) {
         List<String> properties = properties(redis);
         try (SampleGateway one = start(properties); SampleGateway two = start(properties)) {
-            assertThat(admitted(one, two, "/orders/1", Map.of("X-Api-Key", "alice"), 15)).as("alice on orders").isEqualTo(5);
-            assertThat(admitted(one, two, "/orders/1", Map.of("X-Api-Key", "bob"), 15)).as("bob on orders").isEqualTo(5);
+            assertThat(admitted(one, two, "/orders/1", Map.of("X-User-Id", "alice"), 15)).as("alice on orders").isEqualTo(5);
+            assertThat(admitted(one, two, "/orders/1", Map.of("X-User-Id", "bob"), 15)).as("bob on orders").isEqualTo(5);
             // A route's limit is its own: alice's orders take nothing from her catalog.
-            assertThat(admitted(one, two, "/catalog/1", Map.of("X-Api-Key", "alice"), 12)).as("alice on catalog").isEqualTo(4);
-            assertThat(admitted(one, two, "/catalog/1", Map.of("X-Api-Key", "bob"), 12)).as("bob on catalog").isEqualTo(4);
+            assertThat(admitted(one, two, "/catalog/1", Map.of("X-User-Id", "alice"), 12)).as("alice on catalog").isEqualTo(4);
+            assertThat(admitted(one, two, "/catalog/1", Map.of("X-User-Id", "bob"), 12)).as("bob on catalog").isEqualTo(4);
         }
     }
 
     @Test
     void theLimiterRouteAnswersWithTheFieldsAndRejectsWithAProblemDetail(TestRedis redis) {
         try (SampleGateway gateway = start(properties(redis))) {
-            Map<String, String> alice = Map.of("X-Api-Key", "alice");
+            Map<String, String> alice = Map.of("X-User-Id", "alice");
             HttpResponse<String> first = gateway.get("/orders/7", alice);
             assertThat(first.statusCode()).isEqualTo(200);
             assertThat(first.body()).isEqualTo("backend: /orders/7");
@@ -104,7 +104,7 @@ class GatewayRateLimitTests {
     @Test
     void theRequestRateLimiterRouteAnswersWithTheFieldsAndA429(TestRedis redis) {
         try (SampleGateway gateway = start(properties(redis))) {
-            Map<String, String> carol = Map.of("X-Api-Key", "carol");
+            Map<String, String> carol = Map.of("X-User-Id", "carol");
             HttpResponse<String> first = gateway.get("/catalog/shoes", carol);
             assertThat(first.statusCode()).isEqualTo(200);
             assertThat(first.body()).isEqualTo("backend: /catalog/shoes");
@@ -133,7 +133,7 @@ class GatewayRateLimitTests {
             List<String> allow = properties(own);
             allow.addAll(List.of("limiter.on-redis-failure=allow", "limiter.redis.timeout=200ms"));
             try (SampleGateway closed = start(deny); SampleGateway open = start(allow)) {
-                Map<String, String> alice = Map.of("X-Api-Key", "alice");
+                Map<String, String> alice = Map.of("X-User-Id", "alice");
                 assertThat(closed.get("/orders/1", alice).statusCode()).isEqualTo(200);
                 assertThat(open.get("/orders/1", alice).statusCode()).isEqualTo(200);
                 own.kill();
