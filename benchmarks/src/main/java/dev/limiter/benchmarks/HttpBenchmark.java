@@ -173,7 +173,7 @@ public final class HttpBenchmark {
     }
 
     /** The version the private Redis reports (INFO server), asked over a socket of its own. */
-    private static String redisVersion(TestRedis redis) {
+    static String redisVersion(TestRedis redis) {
         try (Socket socket = new Socket(redis.host(), redis.port())) {
             socket.getOutputStream().write("INFO server\r\n".getBytes(StandardCharsets.US_ASCII));
             InputStream input = new BufferedInputStream(socket.getInputStream());
@@ -187,13 +187,13 @@ public final class HttpBenchmark {
         }
     }
 
-    private static double median(List<Round> rounds, java.util.function.ToDoubleFunction<Round> value) {
+    static double median(List<Round> rounds, java.util.function.ToDoubleFunction<Round> value) {
         double[] values = rounds.stream().mapToDouble(value).sorted().toArray();
         int n = values.length;
         return (n % 2 == 1) ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     }
 
-    private static String loadAverage() {
+    static String loadAverage() {
         return String.format(Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
@@ -290,7 +290,7 @@ public final class HttpBenchmark {
         }
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }

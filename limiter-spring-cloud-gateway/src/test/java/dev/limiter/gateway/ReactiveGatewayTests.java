@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
@@ -222,6 +223,26 @@ class ReactiveGatewayTests {
                     assertThat(open.get("/legacy/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(200);
                 }
             }
+        }
+    }
+
+    @Test
+    void aLimiterWithPlansIsRefusedWhereARouteNamesItNotOnEachRequest(TestRedis redis) {
+        List<String> plans = List.of("limiter.limiters.tiered.plan=#request.headers['X-Plan']", "limiter.limiters.tiered.default-plan=free",
+                "limiter.limiters.tiered.plans.free.limit=2", "limiter.limiters.tiered.plans.free.window=1h",
+                "limiter.limiters.tiered.plans.pro.limit=4", "limiter.limiters.tiered.plans.pro.window=1h");
+        try (Gateway gateway = start(redis.url(), uniquePrefix(), plans)) {
+            LimiterGatewayFilterFactory.Config config = new LimiterGatewayFilterFactory.Config().setLimiter("tiered");
+            config.setRouteId("tiers");
+            assertThatThrownBy(() -> gateway.context().getBean(LimiterGatewayFilterFactory.class).apply(config))
+                .isInstanceOf(LimiterConfigurationException.class)
+                .hasMessageContaining("spring.cloud.gateway.server.webflux.routes[tiers].filters[Limiter].limiter = tiered")
+                .hasMessageContaining("has plans [free, pro]");
+            LimiterRateLimiter limiter = gateway.context().getBean("limiter", LimiterRateLimiter.class);
+            limiter.getConfig().put("tiers", new LimiterRateLimiter.Config().setName("tiered"));
+            assertThatThrownBy(() -> limiter.isAllowed("tiers", "a").block()).isInstanceOf(LimiterConfigurationException.class)
+                .hasMessageContaining("RequestRateLimiter of route 'tiers'")
+                .hasMessageContaining("has plans [free, pro]");
         }
     }
 

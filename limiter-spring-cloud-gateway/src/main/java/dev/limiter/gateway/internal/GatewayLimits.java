@@ -60,6 +60,7 @@ public final class GatewayLimits {
             throw new LimiterConfigurationException(property + ".limiter", "\"\"", "A Limiter filter needs the limiter that decides its route",
                     "Name a limiter configured under limiter.limiters, such as - Limiter=orders, or args: {limiter: orders}");
         }
+        refusePlans(property + ".limiter", limiter.trim());
         RateLimitRule rule = ConfiguredRules.rule(property, EVERY_PATH, List.of(), null, null, limiter, key, cost, properties);
         return new RouteRule(new RateLimitRules(List.of(rule), registry, methods), rule.shadow() ? false : xRateLimitFields);
     }
@@ -72,6 +73,7 @@ public final class GatewayLimits {
      * @throws LimiterConfigurationException when no limiter has that name
      */
     public RouteLimit routeLimit(String name, String site, String argument) {
+        refusePlans(site + ": " + argument, name);
         RateLimiter limiter = registry.find(name).orElseThrow(() -> new LimiterConfigurationException(site + ": " + argument, name,
                 "There is no limiter '" + name + "'", "Configure limiter.limiters." + name + " (its limit and window), or name one of the "
                         + "limiters configured with the filter argument " + argument + ": "
@@ -79,6 +81,20 @@ public final class GatewayLimits {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         boolean shadow = configured != null && Boolean.TRUE.equals(configured.getShadow());
         return new RouteLimit(limiter, site, shadow, methods.outcomes(), properties.getHeaders().isEnabled(), xRateLimitFields);
+    }
+
+    /**
+     * A route cannot choose a plan per request yet: a limiter with plans has no limiter of its own, and
+     * would fail every request of the route with a server error. Refused where the route names it instead.
+     */
+    private void refusePlans(String where, String name) {
+        LimiterProperties.Limiter configured = properties.getLimiters().get(name);
+        if (configured != null && !configured.getPlans().isEmpty()) {
+            throw new LimiterConfigurationException(where, name, "Limiter '" + name + "' has plans " + configured.getPlans().keySet()
+                    + ", and a gateway route cannot choose a plan per request",
+                    "Name a limiter without plans: one limiter per plan, each on a route of its own (with a predicate such as "
+                            + "Header=X-Plan, pro), or limit those requests with @RateLimited, which chooses plans");
+        }
     }
 
     /**
