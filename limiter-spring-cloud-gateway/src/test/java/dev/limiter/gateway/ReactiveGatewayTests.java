@@ -227,17 +227,30 @@ class ReactiveGatewayTests {
     }
 
     @Test
-    void aLimiterWithPlansIsRefusedWhereARouteNamesItNotOnEachRequest(TestRedis redis) {
+    void aLimiterFilterPicksThePlanOfEachRequestAcrossTwoGateways(TestRedis redis) {
+        String prefix = uniquePrefix();
+        String routes = "spring.cloud.gateway.server.webflux.routes";
+        List<String> plans = List.of("limiter.limiters.tiered.plan=#request.headers['X-Plan']", "limiter.limiters.tiered.default-plan=free",
+                "limiter.limiters.tiered.plans.free.limit=2", "limiter.limiters.tiered.plans.free.window=1h",
+                "limiter.limiters.tiered.plans.pro.limit=4", "limiter.limiters.tiered.plans.pro.window=1h",
+                routes + "[5].id=tiers", routes + "[5].uri=" + backend.url(), routes + "[5].predicates[0]=Path=/tiers/**",
+                routes + "[5].filters[0].name=Limiter", routes + "[5].filters[0].args.limiter=tiered",
+                routes + "[5].filters[0].args.key=#request.headers['X-Api-Key']");
+        try (Gateway one = start(redis.url(), prefix, plans); Gateway two = start(redis.url(), prefix, plans)) {
+            LimitCheck.assertExact("caller a, default plan free", admittedAlternating(one, two, "/tiers/x", Map.of("X-Api-Key", "a"), 8), 2);
+            LimitCheck.assertExact("caller a, plan pro", admittedAlternating(one, two, "/tiers/x", Map.of("X-Api-Key", "a", "X-Plan", "pro"), 8),
+                    4);
+            HttpResponse<String> pro = one.get("/tiers/x", Map.of("X-Api-Key", "b", "X-Plan", "pro"));
+            assertThat(pro.headers().firstValue("RateLimit-Policy")).hasValue("\"tiered\";q=4;w=3600");
+        }
+    }
+
+    @Test
+    void requestRateLimiterRefusesALimiterWithPlansWhichItCannotPickPerRequest(TestRedis redis) {
         List<String> plans = List.of("limiter.limiters.tiered.plan=#request.headers['X-Plan']", "limiter.limiters.tiered.default-plan=free",
                 "limiter.limiters.tiered.plans.free.limit=2", "limiter.limiters.tiered.plans.free.window=1h",
                 "limiter.limiters.tiered.plans.pro.limit=4", "limiter.limiters.tiered.plans.pro.window=1h");
         try (Gateway gateway = start(redis.url(), uniquePrefix(), plans)) {
-            LimiterGatewayFilterFactory.Config config = new LimiterGatewayFilterFactory.Config().setLimiter("tiered");
-            config.setRouteId("tiers");
-            assertThatThrownBy(() -> gateway.context().getBean(LimiterGatewayFilterFactory.class).apply(config))
-                .isInstanceOf(LimiterConfigurationException.class)
-                .hasMessageContaining("spring.cloud.gateway.server.webflux.routes[tiers].filters[Limiter].limiter = tiered")
-                .hasMessageContaining("has plans [free, pro]");
             LimiterRateLimiter limiter = gateway.context().getBean("limiter", LimiterRateLimiter.class);
             limiter.getConfig().put("tiers", new LimiterRateLimiter.Config().setName("tiered"));
             assertThatThrownBy(() -> limiter.isAllowed("tiers", "a").block()).isInstanceOf(LimiterConfigurationException.class)

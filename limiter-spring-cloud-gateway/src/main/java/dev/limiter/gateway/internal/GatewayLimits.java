@@ -60,7 +60,6 @@ public final class GatewayLimits {
             throw new LimiterConfigurationException(property + ".limiter", "\"\"", "A Limiter filter needs the limiter that decides its route",
                     "Name a limiter configured under limiter.limiters, such as - Limiter=orders, or args: {limiter: orders}");
         }
-        refusePlans(property + ".limiter", limiter.trim());
         RateLimitRule rule = ConfiguredRules.rule(property, EVERY_PATH, List.of(), null, null, limiter, key, cost, properties);
         return new RouteRule(new RateLimitRules(List.of(rule), registry, methods), rule.shadow() ? false : xRateLimitFields);
     }
@@ -84,16 +83,17 @@ public final class GatewayLimits {
     }
 
     /**
-     * A route cannot choose a plan per request yet: a limiter with plans has no limiter of its own, and
-     * would fail every request of the route with a server error. Refused where the route names it instead.
+     * RequestRateLimiter cannot choose a plan per request: it hands Limiter a key and a route, not the
+     * request a plan is picked from. A limiter with plans has no limiter of its own and would fail every
+     * request of the route with a server error: refused where the route names it instead. (The Limiter
+     * filter, a rule, picks plans.)
      */
     private void refusePlans(String where, String name) {
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         if (configured != null && !configured.getPlans().isEmpty()) {
             throw new LimiterConfigurationException(where, name, "Limiter '" + name + "' has plans " + configured.getPlans().keySet()
-                    + ", and a gateway route cannot choose a plan per request",
-                    "Name a limiter without plans: one limiter per plan, each on a route of its own (with a predicate such as "
-                            + "Header=X-Plan, pro), or limit those requests with @RateLimited, which chooses plans");
+                    + ", and RequestRateLimiter cannot choose a plan per request",
+                    "Use the Limiter filter on this route, which picks the plan of each request, or name a limiter without plans");
         }
     }
 
