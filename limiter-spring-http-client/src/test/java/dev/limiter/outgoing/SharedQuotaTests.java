@@ -49,6 +49,9 @@ import org.springframework.web.reactive.function.client.WebClient;
  * docs/outgoing-calls.md). A window is 100 virtual seconds: Redis expires keys in real time, by TTLs
  * the scripts derive from virtual time, so virtual time must not run faster than real time, and the
  * story of 50 calls a second is told 100 times slower.
+ * <p>
+ * It fails when a call goes out without waiting its turn (a 429 in the first window), and when instances
+ * do not read each other's holds (calls during a hold).
  */
 @RedisTest
 class SharedQuotaTests {
