@@ -563,6 +563,25 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         return limiter;
     }
 
+    /**
+     * The Redis key of state that an integration keeps beside a limiter's key, such as a hold an upstream
+     * asked for: {@code <prefix>:{<name>:<key>}:<kind>}. It shares the hash tag of the limiter's own keys of
+     * {@code key} (one Redis Cluster slot), escapes {@code key} as they do, and never equals one of them.
+     *
+     * @param name the limiter's name
+     * @param key the subject limited, as passed to the limiter
+     * @param kind what the state is, lowercase letters only, such as {@code hold}
+     */
+    public String companionKey(String name, String key, String kind) {
+        if (name == null || name.isEmpty() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("Invalid limiter name '" + name + "'");
+        }
+        if (kind == null || !kind.matches("[a-z]+")) {
+            throw new IllegalArgumentException("kind must be lowercase letters but was '" + kind + "'");
+        }
+        return RedisKeys.head(keyPrefix, name) + RedisKeys.escape(key) + "}:" + kind;
+    }
+
     @Override
     public RateLimiter create(String name, RateLimiterConfig config) {
         return new RedisRateLimiter(name, null, config, tuner, redis, reactive, keyPrefix, clock, availability, uncharged, listener, denyCache,

@@ -1,0 +1,210 @@
+package dev.limiter.outgoing.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.limiter.Decision;
+import dev.limiter.RateLimiter;
+import dev.limiter.RateLimiterRegistry;
+import dev.limiter.outgoing.OutgoingCallRejectedException;
+import dev.limiter.outgoing.OutgoingRequest;
+import dev.limiter.spring.LimiterConfigurationException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
+
+/**
+ * The steps every client's interceptor takes for an outgoing call of a route: wait out a hold the
+ * upstream asked for, take a permit from the route's limiter (waiting for it up to the limiter's
+ * max-wait, all waiting together), look for a hold again after waiting, and learn a new hold from the
+ * answer. A call that cannot go out within max-wait fails at once with
+ * {@link OutgoingCallRejectedException}: it never waits for nothing.
+ */
+public final class OutgoingCalls {
+
+    private static final Log logger = LogFactory.getLog(OutgoingCalls.class);
+
+    private final List<OutgoingRoute> routes;
+
+    private final RateLimiterRegistry registry;
+
+    private final Holds holds;
+
+    private final OutgoingObserver observer;
+
+    private final Map<String, RateLimiter> limiters = new ConcurrentHashMap<>();
+
+    public OutgoingCalls(List<OutgoingRoute> routes, RateLimiterRegistry registry, Holds holds, OutgoingObserver observer) {
+        this.routes = List.copyOf(routes);
+        this.registry = registry;
+        this.holds = holds;
+        this.observer = observer;
+    }
+
+    /**
+     * Checks that every route names a limiter of the registry.
+     *
+     * @throws LimiterConfigurationException naming the route's limiter property
+     */
+    public void check() {
+        for (OutgoingRoute route : routes) {
+            limiter(route);
+        }
+    }
+
+    /** Whether no route is configured, so no call is limited. */
+    public boolean isEmpty() {
+        return routes.isEmpty();
+    }
+
+    /** Where the holds are kept. */
+    public Holds holds() {
+        return holds;
+    }
+
+    /** The limited call of {@code request}, by the first route taking it; null when none does. */
+    public @Nullable Call call(OutgoingRequest request) {
+        for (OutgoingRoute route : routes) {
+            if (route.matches(request)) {
+                return new Call(request, limiter(route), route.keyOf(request));
+            }
+        }
+        return null;
+    }
+
+    private RateLimiter limiter(OutgoingRoute route) {
+        RateLimiter found = limiters.get(route.limiter());
+        if (found != null) {
+            return found;
+        }
+        found = registry.find(route.limiter()).orElseThrow(() -> new LimiterConfigurationException(route.property() + ".limiter",
+                route.limiter(), "There is no limiter '" + route.limiter() + "'", "Configure limiter.limiters." + route.limiter()
+                        + " (algorithm, limit, window, max-wait), or name one of: "
+                        + (registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names()))));
+        limiters.put(route.limiter(), found);
+        return found;
+    }
+
+    /** One limited call: what it waited so far, against the limiter's max-wait. Used by one caller at a time. */
+    public final class Call {
+
+        private final OutgoingRequest request;
+
+        private final RateLimiter limiter;
+
+        private final String key;
+
+        private final Duration maxWait;
+
+        private Duration waited = Duration.ZERO;
+
+        Call(OutgoingRequest request, RateLimiter limiter, String key) {
+            this.request = request;
+            this.limiter = limiter;
+            this.key = key;
+            this.maxWait = limiter.config().maxWait();
+        }
+
+        public RateLimiter limiter() {
+            return limiter;
+        }
+
+        public String key() {
+            return key;
+        }
+
+        /** Whether the store of holds blocks the calling thread. */
+        public boolean holdsBlock() {
+            return holds.blocks();
+        }
+
+        /** Takes the permit of a blocking call, waiting with {@code pause}; throws when it cannot within max-wait. */
+        public void admit(Pause pause) throws InterruptedException {
+            Duration hold = holdRemaining();
+            if (!hold.isZero()) {
+                pause.sleep(afterHold(hold));
+            }
+            Duration turn = afterDecision(limiter.tryAcquire(key, 1));
+            if (!turn.isZero()) {
+                pause.sleep(turn);
+                // While it waited for its turn, an upstream's answer may have held the key.
+                Duration again = holdRemaining();
+                if (!again.isZero()) {
+                    pause.sleep(afterHold(again));
+                }
+            }
+            proceeded();
+        }
+
+        /** How long the key is held now; zero when it is not. */
+        public Duration holdRemaining() {
+            return holds.remaining(limiter.name(), key);
+        }
+
+        /**
+         * The wait for a hold of {@code hold}, counted against max-wait.
+         *
+         * @throws OutgoingCallRejectedException when the hold ends after max-wait
+         */
+        public Duration afterHold(Duration hold) {
+            if (hold.compareTo(maxWait.minus(waited)) > 0) {
+                long capacity = limiter.config().capacity(0);
+                throw rejected(new Decision(false, capacity, 0, hold, hold), true);
+            }
+            waited = waited.plus(hold);
+            return hold;
+        }
+
+        /**
+         * The wait for the call's turn after {@code decision}, counted against max-wait.
+         *
+         * @throws OutgoingCallRejectedException when the limiter rejected the call, or its turn comes after max-wait
+         *     (what is left of it after waiting for a hold; the permit is given back then)
+         */
+        public Duration afterDecision(Decision decision) {
+            if (decision.rejected()) {
+                throw rejected(decision, false);
+            }
+            Duration turn = decision.waitFor();
+            if (turn.compareTo(maxWait.minus(waited)) > 0) {
+                giveBack();
+                throw rejected(new Decision(false, decision.limit(), 0, decision.resetAfter(), turn), false);
+            }
+            waited = waited.plus(turn);
+            return turn;
+        }
+
+        /** The call goes out now. */
+        public void proceeded() {
+            observer.waited(limiter.name(), waited, true);
+        }
+
+        /** Learns from the upstream's answer whether it asks every instance to hold the key. */
+        public void answered(int status, HttpHeaders headers) {
+            Duration hold = UpstreamHolds.of(status, headers, Instant.now());
+            if (!hold.isZero()) {
+                holds.hold(limiter.name(), key, hold);
+                observer.held(limiter.name(), hold);
+            }
+        }
+
+        private void giveBack() {
+            try {
+                limiter.refund(key, 1);
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Could not give back the permit of a call given up", ex);
+            }
+        }
+
+        private OutgoingCallRejectedException rejected(Decision decision, boolean held) {
+            observer.waited(limiter.name(), waited, false);
+            return new OutgoingCallRejectedException(limiter.name(), key, decision, waited, maxWait, held, request.toString());
+        }
+    }
+}

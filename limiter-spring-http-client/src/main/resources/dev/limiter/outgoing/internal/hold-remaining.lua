@@ -1,0 +1,20 @@
+-- How long a key of a limiter is still held, as an upstream asked (Retry-After, RateLimit fields).
+-- KEYS[1]: the hold key, <prefix>:{<limiter>:<key>}:hold, holding the end of the hold in microseconds
+-- ARGV[1]: now in microseconds since the epoch, or "" to read Redis TIME
+-- Reply: microseconds the hold has left; 0 when the key is not held
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+else
+  now = tonumber(ARGV[1])
+end
+local ends = redis.call('GET', KEYS[1])
+if not ends then
+  return 0
+end
+local left = tonumber(ends) - now
+if left <= 0 then
+  return 0
+end
+return left
