@@ -177,6 +177,7 @@ final class PlanDefinitions {
             }
             return LimiterDefinition.configuredLimits(where, algorithm, planned.getLimits());
         }
+        LimiterDefinition.noCalendarUnit(planned, where);
         Long limit = planned.getLimit();
         Duration window = planned.getWindow();
         if (limit == null && window == null) {
