@@ -597,7 +597,7 @@ public class LimiterProperties {
         private @Nullable Duration window;
 
         /** The calendar unit written as the window (1w or 1mo); null for a length. */
-        private CalendarWindow.@Nullable Unit windowUnit;
+        private CalendarWindow.@Nullable Unit writtenUnit;
 
         /**
          * Capacity of a bucket algorithm (token-bucket, leaky-bucket, gcra). Defaults to the limit.
@@ -624,18 +624,18 @@ public class LimiterProperties {
                 if (!calendar.group(1).equals("1")) {
                     throw new IllegalArgumentException("calendar windows are one day, week or month (1d, 1w, 1mo), not " + window);
                 }
-                this.windowUnit = calendar.group(2).equalsIgnoreCase("w") ? CalendarWindow.Unit.WEEK : CalendarWindow.Unit.MONTH;
-                this.window = this.windowUnit.nominal();
+                this.writtenUnit = calendar.group(2).equalsIgnoreCase("w") ? CalendarWindow.Unit.WEEK : CalendarWindow.Unit.MONTH;
+                this.window = this.writtenUnit.nominal();
             }
             else {
-                this.windowUnit = null;
+                this.writtenUnit = null;
                 this.window = (window != null && !window.isBlank()) ? DurationStyle.detectAndParse(window) : null;
             }
         }
 
         /** The calendar unit the window was written as (1w, 1mo), or null for a length. */
         public CalendarWindow.@Nullable Unit windowUnit() {
-            return windowUnit;
+            return writtenUnit;
         }
 
         public @Nullable Long getBurst() {
