@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How much a limiter admits: {@code limit} permits per {@code window}, and for bucket algorithms a
  * capacity of {@code burst} permits (the sustained rate is then limit/window).
@@ -12,8 +14,10 @@ import java.time.temporal.ChronoUnit;
  * @param window length of the window: whole microseconds, at least one and at most {@link #MAX_WINDOW}
  * @param burst bucket capacity, at least 1, such that an empty bucket refills within
  *     {@link #MAX_WINDOW}; algorithms without a bucket ignore it
+ * @param calendar null for windows aligned to the epoch; else the calendar the (fixed) windows follow,
+ *     {@code window} then being its unit's nominal length (docs/calendar-windows.md)
  */
-public record LimitSpec(long limit, Duration window, long burst) implements Serializable {
+public record LimitSpec(long limit, Duration window, long burst, @Nullable CalendarWindow calendar) implements Serializable {
 
     /**
      * Longest window, and longest time an empty bucket may take to refill: a year, which keeps every
@@ -44,6 +48,19 @@ public record LimitSpec(long limit, Duration window, long burst) implements Seri
                     + Duration.ofSeconds((long) Math.min(Long.MAX_VALUE, refillMicros / 1e6)).toDays() + " days to refill; at most "
                     + MAX_WINDOW.toDays() + " days are supported: lower the burst or raise the rate");
         }
+        if (calendar != null && !window.equals(calendar.unit().nominal())) {
+            throw new IllegalArgumentException("a " + calendar + " has the window " + calendar.unit().nominal() + " but was given " + window);
+        }
+    }
+
+    /** {@code limit} permits per {@code window} aligned to the epoch, and a burst for bucket algorithms. */
+    public LimitSpec(long limit, Duration window, long burst) {
+        this(limit, window, burst, null);
+    }
+
+    /** {@code limit} permits per window of {@code calendar} (fixed-window only). */
+    public static LimitSpec perCalendar(long limit, CalendarWindow calendar) {
+        return new LimitSpec(limit, calendar.unit().nominal(), limit, calendar);
     }
 
     /** {@code limit} permits per {@code window}, with a burst equal to the limit. */
@@ -53,7 +70,7 @@ public record LimitSpec(long limit, Duration window, long burst) implements Seri
 
     /** The same rate with another burst (bucket capacity). */
     public LimitSpec withBurst(long burst) {
-        return new LimitSpec(limit, window, burst);
+        return new LimitSpec(limit, window, burst, calendar);
     }
 
     /** The window in whole microseconds, the unit every script and twin computes in. */
@@ -63,6 +80,6 @@ public record LimitSpec(long limit, Duration window, long burst) implements Seri
 
     @Override
     public String toString() {
-        return limit + "/" + window + (burst != limit ? " burst " + burst : "");
+        return limit + "/" + ((calendar != null) ? calendar : window) + (burst != limit ? " burst " + burst : "");
     }
 }

@@ -76,6 +76,10 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
             throw new IllegalArgumentException("max-wait applies to token-bucket, leaky-bucket and gcra, not to " + algorithm
                     + "; remove it or choose one of those");
         }
+        if (algorithm != Algorithm.FIXED_WINDOW && limits.stream().anyMatch((l) -> l.calendar() != null)) {
+            throw new IllegalArgumentException("calendar windows apply to fixed-window, not to " + algorithm
+                    + "; choose fixed-window or a window of fixed length");
+        }
         if (onRetune == null) {
             throw new IllegalArgumentException("on-retune must not be null");
         }
@@ -288,9 +292,9 @@ public record RateLimiterConfig(Algorithm algorithm, List<LimitSpec> limits, int
         return limits.equals(previous.limits) && maxWait.equals(previous.maxWait);
     }
 
-    /** The windows of the limits, in order: part of the shape of a key's state. */
-    List<Duration> windows() {
-        return limits.stream().map(LimitSpec::window).toList();
+    /** The windows of the limits, in order (a calendar window as its calendar): part of the shape of a key's state. */
+    List<Object> windows() {
+        return limits.stream().map((l) -> (l.calendar() != null) ? (Object) l.calendar() : l.window()).toList();
     }
 
     /** Max-wait in whole microseconds, as the scripts take it. */

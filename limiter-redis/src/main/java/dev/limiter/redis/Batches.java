@@ -184,6 +184,8 @@ abstract class Batches<L> {
      */
     static byte[][] keysAndArgs(List<? extends Queued> batch) {
         List<Queued> configurations = new ArrayList<>(4);
+        // Taken once per configuration: a calendar window's boundaries may be recomputed meanwhile.
+        List<byte[][]> fixedOf = new ArrayList<>(4);
         byte[][] configurationOf = new byte[batch.size()][];
         int size = 1 + 4 * batch.size();
         for (int i = 0; i < batch.size(); i++) {
@@ -194,7 +196,8 @@ abstract class Batches<L> {
             }
             if (index == configurations.size()) {
                 configurations.add(call);
-                size += 2 + call.codec.fixedArguments().length;
+                fixedOf.add(call.codec.fixedArguments(call.nowMicros));
+                size += 2 + fixedOf.get(index).length;
             }
             configurationOf[i] = ScriptCodec.numberBytes(index + 1);
         }
@@ -204,8 +207,9 @@ abstract class Batches<L> {
             keysAndArgs[at++] = call.key.getBytes(StandardCharsets.UTF_8);
         }
         keysAndArgs[at++] = ScriptCodec.numberBytes(configurations.size());
-        for (Queued configuration : configurations) {
-            byte[][] fixed = configuration.codec.fixedArguments();
+        for (int c = 0; c < configurations.size(); c++) {
+            Queued configuration = configurations.get(c);
+            byte[][] fixed = fixedOf.get(c);
             keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.script.batchIndex());
             keysAndArgs[at++] = ScriptCodec.numberBytes(configuration.codec.argumentCount());
             System.arraycopy(fixed, 0, keysAndArgs, at, fixed.length);

@@ -3,11 +3,13 @@ package dev.limiter.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
 import dev.limiter.Algorithm;
+import dev.limiter.CalendarWindow;
 import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
@@ -57,6 +59,15 @@ final class ScriptCodec {
             args[5 + 3 * i] = Long.toString(limit.windowMicros());
             args[6 + 3 * i] = Long.toString(limit.burst());
         }
+        boolean calendar = false;
+        for (int i = 0; i < limits.size(); i++) {
+            if (limits.get(i).calendar() != null) {
+                // Stands for the boundaries in the fingerprint; each call sends those around its time.
+                args[5 + 3 * i] = limits.get(i).calendar().toString();
+                calendar = true;
+            }
+        }
+        this.calendar = calendar;
         this.template = args;
         this.fixedBytes = new byte[args.length - 2][];
         for (int i = 2; i < args.length; i++) {
@@ -69,13 +80,54 @@ final class ScriptCodec {
             shape.add("keep");
             shape.add(args[3]);
             for (LimitSpec limit : limits) {
-                shape.add(Long.toString(limit.windowMicros()));
+                shape.add((limit.calendar() != null) ? limit.calendar().toString() : Long.toString(limit.windowMicros()));
             }
             this.fingerprint = fingerprint(shape.toArray(String[]::new));
         }
         else {
             this.fingerprint = fingerprint(args);
         }
+    }
+
+    /** Whether a limit has a calendar window, whose boundaries each call sends (see {@link #withBoundaries}). */
+    private final boolean calendar;
+
+    /** Boundaries sent for calendar windows: the last computed, reused while the time stays within an hour after it. */
+    private volatile @Nullable Boundaries boundaries;
+
+    /** How long computed boundaries are reused: the slack they cover beyond {@link CalendarWindow#MAX_CLOCK_SKEW}. */
+    private static final Duration REUSE = Duration.ofHours(1);
+
+    private record Boundaries(long fromMicros, String[] args, byte[][] fixedBytes) {
+    }
+
+    /**
+     * The arguments with each calendar window's boundaries around {@code nowMicros} (the application's
+     * clock when null, Redis deciding by its own TIME among them): computed at most once an hour.
+     */
+    private Boundaries withBoundaries(@Nullable Long nowMicros) {
+        long now = (nowMicros != null) ? nowMicros : System.currentTimeMillis() * 1_000L;
+        Boundaries cached = boundaries;
+        if (cached != null && now >= cached.fromMicros() && now - cached.fromMicros() < REUSE.toNanos() / 1_000) {
+            return cached;
+        }
+        String[] args = template.clone();
+        byte[][] bytes = fixedBytes.clone();
+        List<LimitSpec> limits = config.limits();
+        for (int i = 0; i < limits.size(); i++) {
+            CalendarWindow window = limits.get(i).calendar();
+            if (window != null) {
+                StringBuilder text = new StringBuilder();
+                for (long start : window.boundaries(now, REUSE)) {
+                    text.append((text.length() > 0) ? "," : "").append(start);
+                }
+                args[5 + 3 * i] = text.toString();
+                bytes[3 + 3 * i] = args[5 + 3 * i].getBytes(StandardCharsets.US_ASCII);
+            }
+        }
+        Boundaries computed = new Boundaries(now, args, bytes);
+        boundaries = computed;
+        return computed;
     }
 
     /** The codec of {@code config}'s script calls. */
@@ -89,7 +141,7 @@ final class ScriptCodec {
      * @param nowMicros the time to decide at, or null for Redis' own {@code TIME}, as in production
      */
     String[] arguments(@Nullable Long nowMicros, long permits) {
-        String[] args = template.clone();
+        String[] args = calendar ? withBoundaries(nowMicros).args().clone() : template.clone();
         args[0] = (nowMicros != null) ? Long.toString(nowMicros) : "";
         args[1] = Long.toString(permits);
         return args;
@@ -116,10 +168,11 @@ final class ScriptCodec {
 
     /**
      * The arguments from the third on (max-wait, the algorithm's parameter, the limits) as UTF-8: the
-     * same for every call of this configuration, so encoded once. Never modified by callers.
+     * same for every call of this configuration, so encoded once, but for calendar windows' boundaries,
+     * which are those around {@code nowMicros} (null: the application's clock). Never modified by callers.
      */
-    byte[][] fixedArguments() {
-        return fixedBytes;
+    byte[][] fixedArguments(@Nullable Long nowMicros) {
+        return calendar ? withBoundaries(nowMicros).fixedBytes() : fixedBytes;
     }
 
     /** The arguments of {@link #arguments(Long, long)} as UTF-8, the fixed ones encoded once for all calls. */
@@ -127,7 +180,8 @@ final class ScriptCodec {
         byte[][] args = new byte[template.length][];
         args[0] = timeBytes(nowMicros);
         args[1] = numberBytes(permits);
-        System.arraycopy(fixedBytes, 0, args, 2, fixedBytes.length);
+        byte[][] fixed = fixedArguments(nowMicros);
+        System.arraycopy(fixed, 0, args, 2, fixed.length);
         return args;
     }
 

@@ -49,7 +49,7 @@ class ScriptCodecTests {
             }
         }
         assertThat(codec.argumentCount()).isEqualTo(codec.arguments(null, 1).length);
-        assertThat(codec.fixedArguments().length).isEqualTo(codec.argumentCount() - 2);
+        assertThat(codec.fixedArguments(null).length).isEqualTo(codec.argumentCount() - 2);
     }
 
     @Test

@@ -34,12 +34,23 @@ class LimiterBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> 
     /** The failure to bind a {@code limiter.*} duration as a limiter configuration mistake; null for any other failure. */
     static @Nullable LimiterConfigurationException durationFailure(BindException ex) {
         String name = ex.getName().toString();
-        if (!name.startsWith("limiter.") || ex.getTarget().getType().resolve() != Duration.class) {
+        Class<?> target = ex.getTarget().getType().resolve();
+        // A window (LimiterProperties.Limit#setWindow) and a zone fail inside the binding of their limiter: named by the property.
+        String property = (ex.getProperty() != null) ? ex.getProperty().getName().toString() : name;
+        Object value = (ex.getProperty() != null) ? ex.getProperty().getValue() : null;
+        Object shown = (value instanceof CharSequence) ? "\"" + value + "\"" : value;
+        if (property.startsWith("limiter.") && property.endsWith(".zone")) {
+            return new LimiterConfigurationException(property, shown, "Not a time zone",
+                    "Write a region id such as Europe/Berlin or America/New_York, or UTC");
+        }
+        if (property.startsWith("limiter.") && property.endsWith(".window") && target != Duration.class) {
+            return new LimiterConfigurationException(property, shown, "Not a window",
+                    DURATION_FORMS + "; with a zone, a calendar window: 1d, 1w or 1mo");
+        }
+        if (!name.startsWith("limiter.") || target != Duration.class) {
             return null;
         }
-        Object value = (ex.getProperty() != null) ? ex.getProperty().getValue() : null;
-        return new LimiterConfigurationException(name, (value instanceof CharSequence) ? "\"" + value + "\"" : value, "Not a duration",
-                DURATION_FORMS);
+        return new LimiterConfigurationException(name, shown, "Not a duration", DURATION_FORMS);
     }
 
     @Override

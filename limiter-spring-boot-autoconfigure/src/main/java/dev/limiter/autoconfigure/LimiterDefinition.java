@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.limiter.Algorithm;
+import dev.limiter.CalendarWindow;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
@@ -78,6 +79,11 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         boolean configuredSingle = configured != null
                 && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
         if (configured != null && !configured.getLimits().isEmpty()) {
+            if (configured.getZone() != null || configured.getAnchorDay() != null) {
+                throw new LimiterConfigurationException(property(name, "zone"), configured.getZone(),
+                        "A calendar window is one window of limit, window and zone, not one of several limits",
+                        "Set limit, window and zone instead of limits, or remove zone and anchor-day");
+            }
             if (configuredSingle) {
                 // Boot's own exception: its failure analysis lists the properties and where each is set.
                 throw mutuallyExclusive(property(name, ""), configured.getLimit(), configured.getWindow(), configured.getBurst());
@@ -94,7 +100,63 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         long limit = limit(name, configured, annotation, site, from);
         Duration window = window(name, configured, annotation, site, from);
         long burst = burst(name, algorithm, limit, configured, annotation, from);
-        return List.of(LimitChecks.spec(limit, window, burst, site));
+        LimitSpec spec = LimitChecks.spec(limit, window, burst, site);
+        CalendarWindow calendar = calendar(name, algorithm, configured, window);
+        return List.of((calendar != null) ? LimitSpec.perCalendar(limit, calendar) : spec);
+    }
+
+    /**
+     * The calendar of limiter {@code name}'s window (docs/calendar-windows.md): null unless its zone, its
+     * anchor day or a window of 1w or 1mo is set; refuses what would not count calendar windows.
+     */
+    private static @Nullable CalendarWindow calendar(String name, Algorithm algorithm, LimiterProperties.@Nullable Limiter configured,
+            Duration window) {
+        if (configured == null || (configured.getZone() == null && configured.getAnchorDay() == null && configured.windowUnit() == null)) {
+            return null;
+        }
+        java.time.ZoneId zone = configured.getZone();
+        if (zone == null) {
+            String set = (configured.windowUnit() != null) ? "window" : "anchor-day";
+            throw new LimiterConfigurationException(property(name, set), (set.equals("window")) ? "1" + unitText(configured.windowUnit())
+                    : configured.getAnchorDay(), "Calendar windows start at midnight of a time zone, and limiter '" + name + "' names none",
+                    "Set " + property(name, "zone") + " (for example UTC or Europe/Berlin)");
+        }
+        if (algorithm != Algorithm.FIXED_WINDOW) {
+            throw new LimiterConfigurationException(property(name, "zone"), zone, "Calendar windows are counted by fixed-window only, not by "
+                    + algorithm.configName(), "Set " + property(name, "algorithm") + "=fixed-window, or remove " + property(name, "zone"));
+        }
+        CalendarWindow.Unit unit = configured.windowUnit();
+        if (unit == null) {
+            if (!window.equals(CalendarWindow.Unit.DAY.nominal())) {
+                throw new LimiterConfigurationException(property(name, "window"), window, "With a zone, limiter '" + name
+                        + "' counts calendar windows: a day, a week or a month", "Set " + property(name, "window")
+                                + " to 1d, 1w or 1mo, or remove " + property(name, "zone"));
+            }
+            unit = CalendarWindow.Unit.DAY;
+        }
+        Integer anchorDay = configured.getAnchorDay();
+        if (anchorDay != null && unit != CalendarWindow.Unit.MONTH) {
+            throw new LimiterConfigurationException(property(name, "anchor-day"), anchorDay, "An anchor day applies to month windows (1mo) only, not to 1"
+                    + unitText(unit), "Set " + property(name, "window") + "=1mo, or remove " + property(name, "anchor-day"));
+        }
+        if (anchorDay != null && (anchorDay < 1 || anchorDay > 31)) {
+            throw new LimiterConfigurationException(property(name, "anchor-day"), anchorDay, "The anchor day is a day of the month",
+                    "Set " + property(name, "anchor-day") + " between 1 and 31 (31: the last day of every month)");
+        }
+        return new CalendarWindow(unit, zone, (anchorDay != null) ? anchorDay : 1);
+    }
+
+    private static String unitText(CalendarWindow.@Nullable Unit unit) {
+        return (unit == CalendarWindow.Unit.MONTH) ? "mo" : (unit == CalendarWindow.Unit.WEEK) ? "w" : "d";
+    }
+
+    /** Refuses a calendar unit (1w, 1mo) written where no zone can apply: one of several limits, or a plan's. */
+    static void noCalendarUnit(LimiterProperties.Limit limit, String where) {
+        if (limit.windowUnit() != null) {
+            throw new LimiterConfigurationException(where + ".window", "1" + unitText(limit.windowUnit()),
+                    "Calendar windows are set on a limiter itself, with its zone, not on one of several limits or a plan",
+                    "Set window, zone and anchor-day on the limiter, or a length such as 7d here");
+        }
     }
 
     /**
@@ -124,6 +186,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         for (int i = 0; i < configured.size(); i++) {
             LimiterProperties.Limit limit = configured.get(i);
             String where = base + ".limits[" + i + "]";
+            noCalendarUnit(limit, where);
             if (limit.getLimit() == null || limit.getWindow() == null) {
                 throw new LimiterConfigurationException(where, (limit.getLimit() == null ? "no limit" : "no window"),
                         "Each of several limits needs a limit and a window", "Set " + where + ".limit and " + where + ".window");

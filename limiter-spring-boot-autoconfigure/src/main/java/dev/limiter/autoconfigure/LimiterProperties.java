@@ -1,18 +1,21 @@
 package dev.limiter.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import dev.limiter.Algorithm;
+import dev.limiter.CalendarWindow;
 import dev.limiter.FailurePolicy;
 import dev.limiter.RetunePolicy;
 import dev.limiter.spring.web.ClientIpResolver.ForwardedHeader;
 import dev.limiter.spring.MissingKeyPolicy;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -219,6 +222,19 @@ public class LimiterProperties {
         private @Nullable Integer subWindows;
 
         /**
+         * Time zone of calendar windows (fixed-window only), such as Europe/Berlin or UTC: with it,
+         * a window of 1d, 1w or 1mo starts at midnight of this zone (weeks on Monday), and lasts
+         * the 23 or 25 hours of a daylight-saving change, or the days of its month.
+         */
+        private @Nullable ZoneId zone;
+
+        /**
+         * Day of the month a 1mo calendar window starts on, 1 to 31 (in a shorter month, its last
+         * day), such as a billing day. Defaults to 1.
+         */
+        private @Nullable Integer anchorDay;
+
+        /**
          * How long a call may wait for its permits instead of being rejected (token-bucket,
          * leaky-bucket, gcra). Defaults to not waiting.
          */
@@ -305,6 +321,22 @@ public class LimiterProperties {
 
         public void setSubWindows(@Nullable Integer subWindows) {
             this.subWindows = subWindows;
+        }
+
+        public @Nullable ZoneId getZone() {
+            return zone;
+        }
+
+        public void setZone(@Nullable ZoneId zone) {
+            this.zone = zone;
+        }
+
+        public @Nullable Integer getAnchorDay() {
+            return anchorDay;
+        }
+
+        public void setAnchorDay(@Nullable Integer anchorDay) {
+            this.anchorDay = anchorDay;
         }
 
         public @Nullable Duration getMaxWait() {
@@ -572,9 +604,14 @@ public class LimiterProperties {
         private @Nullable Long limit;
 
         /**
-         * Length of the window, such as 500ms, 10s or 1h.
+         * Length of the window, such as 500ms, 10s or 1h; or, with zone set on the limiter, a
+         * calendar window: 1d (from midnight), 1w (from Monday midnight) or 1mo (from midnight of
+         * the anchor day).
          */
         private @Nullable Duration window;
+
+        /** The calendar unit written as the window (1w or 1mo); null for a length. */
+        private CalendarWindow.@Nullable Unit writtenUnit;
 
         /**
          * Capacity of a bucket algorithm (token-bucket, leaky-bucket, gcra). Defaults to the limit.
@@ -593,8 +630,26 @@ public class LimiterProperties {
             return window;
         }
 
-        public void setWindow(@Nullable Duration window) {
-            this.window = window;
+        /** Binds a length (500ms, 10s, 1h, 1d) or a calendar unit (1w, 1mo; weeks and months need a zone). */
+        public void setWindow(@Nullable String window) {
+            java.util.regex.Matcher calendar = (window != null)
+                    ? java.util.regex.Pattern.compile("\\s*(\\d+)\\s*(w|mo)\\s*", java.util.regex.Pattern.CASE_INSENSITIVE).matcher(window) : null;
+            if (calendar != null && calendar.matches()) {
+                if (!calendar.group(1).equals("1")) {
+                    throw new IllegalArgumentException("calendar windows are one day, week or month (1d, 1w, 1mo), not " + window);
+                }
+                this.writtenUnit = calendar.group(2).equalsIgnoreCase("w") ? CalendarWindow.Unit.WEEK : CalendarWindow.Unit.MONTH;
+                this.window = this.writtenUnit.nominal();
+            }
+            else {
+                this.writtenUnit = null;
+                this.window = (window != null && !window.isBlank()) ? DurationStyle.detectAndParse(window) : null;
+            }
+        }
+
+        /** The calendar unit the window was written as (1w, 1mo), or null for a length. */
+        public CalendarWindow.@Nullable Unit windowUnit() {
+            return writtenUnit;
         }
 
         public @Nullable Long getBurst() {

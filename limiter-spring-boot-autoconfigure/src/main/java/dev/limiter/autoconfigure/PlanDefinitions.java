@@ -105,6 +105,11 @@ final class PlanDefinitions {
     static Plans register(String name, LimiterProperties.Limiter configured, @Nullable RateLimitedValues annotation,
             String site, Map<String, String> from, BiFunction<String, RateLimiterConfig, RateLimiter> register) {
         checkNoOwnLimits(name, configured);
+        if (configured.getZone() != null || configured.getAnchorDay() != null) {
+            throw new LimiterConfigurationException(property(name, "zone"), configured.getZone(),
+                    "Calendar windows are not counted by plans (limiter '" + name + "' has plans)",
+                    "Remove " + property(name, "zone") + " and " + property(name, "anchor-day") + ", or the plans");
+        }
         Algorithm algorithm = LimiterDefinition.algorithm(name, configured, annotation, site, from);
         int subWindows = LimiterDefinition.subWindows(name, configured, annotation, from);
         Duration maxWait = LimiterDefinition.maxWait(name, configured, annotation, from);
@@ -177,6 +182,7 @@ final class PlanDefinitions {
             }
             return LimiterDefinition.configuredLimits(where, algorithm, planned.getLimits());
         }
+        LimiterDefinition.noCalendarUnit(planned, where);
         Long limit = planned.getLimit();
         Duration window = planned.getWindow();
         if (limit == null && window == null) {

@@ -45,7 +45,7 @@ class DurationBindingFailureTests {
                 FailureAnalysis analysis = new LimiterBindFailureAnalyzer().analyze(context.getStartupFailure());
                 assertThat(analysis).isNotNull();
                 assertThat(analysis.getDescription()).contains("limiter.limiters.orders.window", "value: \"10 seconds\"",
-                        "problem: Not a duration");
+                        "problem: Not a window");
                 assertThat(analysis.getAction()).contains("10s", "500ms", "1m", "PT10S", "a number alone means milliseconds");
             });
     }

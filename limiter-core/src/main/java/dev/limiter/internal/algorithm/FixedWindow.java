@@ -13,6 +13,19 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
 
     static final FixedWindow INSTANCE = new FixedWindow();
 
+    /**
+     * The index of the window holding {@code now}: its number since the epoch, or for a calendar window its
+     * start in microseconds (both grow with time, which is all the decision compares them by).
+     */
+    static long index(LimitSpec limit, long now) {
+        return (limit.calendar() != null) ? limit.calendar().windowStart(now) : Exact.floorDiv(now, limit.windowMicros());
+    }
+
+    /** The end, in microseconds since the epoch, of the window of index {@code index}. */
+    static long end(LimitSpec limit, long index) {
+        return (limit.calendar() != null) ? limit.calendar().windowEnd(index) : (index + 1) * limit.windowMicros();
+    }
+
     /** Per limit: the index of the window counted and the permits taken in it. */
     record State(long[] index, long[] used) {
     }
@@ -27,14 +40,14 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
         long[] retry = new long[n];
         for (int i = 0; i < n; i++) {
             LimitSpec l = limits.get(i);
-            index[i] = Exact.floorDiv(now, l.windowMicros());
+            index[i] = index(l, now);
             used[i] = 0;
             // A clock that went back stands still in the newer window it counted: nothing is forgotten.
             if (state != null && state.index()[i] >= index[i]) {
                 index[i] = state.index()[i];
                 used[i] = state.used()[i];
             }
-            windowEnd[i] = (index[i] + 1) * l.windowMicros() - now;
+            windowEnd[i] = end(l, index[i]) - now;
             retry[i] = (used[i] + permits <= l.limit()) ? 0 : windowEnd[i];
         }
         Verdict verdict = Verdict.decide(config, permits, retry);
@@ -62,7 +75,7 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
         boolean changed = false;
         for (int i = 0; i < n; i++) {
             LimitSpec l = limits.get(i);
-            index[i] = Exact.floorDiv(now, l.windowMicros());
+            index[i] = index(l, now);
             // Only the current window (or a newer one, the clock having gone back) has permits to give back.
             if (state != null && state.index()[i] >= index[i]) {
                 index[i] = state.index()[i];
@@ -73,7 +86,7 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
                 used[i] = Math.max(0, used[i] - permits);
             }
             remaining[i] = l.limit() - used[i];
-            reset[i] = (used[i] > 0) ? (index[i] + 1) * l.windowMicros() - now : 0;
+            reset[i] = (used[i] > 0) ? end(l, index[i]) - now : 0;
         }
         return Step.refunded(Verdict.REFUND.decision(config, remaining, reset), changed, new State(index, used), reset);
     }

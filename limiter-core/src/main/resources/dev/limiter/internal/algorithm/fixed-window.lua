@@ -9,6 +9,8 @@
 --          (fw2) differs from that of the hash layout (fw), so that no script reads the other layout
 --          during a rolling deploy.
 -- ARGV[4]  unused
+-- ARGV[3i+3] window of limit i in microseconds; for a calendar window, its window starts around now
+--          instead, comma-separated (fixed-window-current.lua), and w<i> is the start of the window
 --
 -- Straight-line code, no tables but the reply (docs/script-costs.md): one limit has its own path;
 -- several limits take two passes, decide, then apply-and-report. Both paths include the same

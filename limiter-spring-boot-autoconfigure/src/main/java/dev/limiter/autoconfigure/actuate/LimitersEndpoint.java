@@ -343,7 +343,14 @@ public final class LimitersEndpoint {
     private static List<LimitDescriptor> limits(RateLimiterConfig config) {
         return config.limits()
             .stream()
-            .map((limit) -> new LimitDescriptor(limit.limit(), limit.window().toString(), config.algorithm().isBucket() ? limit.burst() : null))
+            .map((limit) -> (limit.calendar() == null)
+                    ? new LimitDescriptor(limit.limit(), limit.window().toString(), config.algorithm().isBucket() ? limit.burst() : null)
+                    : new LimitDescriptor(limit.limit(), switch (limit.calendar().unit()) {
+                        case DAY -> "1d";
+                        case WEEK -> "1w";
+                        case MONTH -> "1mo";
+                    }, null, limit.calendar().zone().getId(),
+                            (limit.calendar().unit() == dev.limiter.CalendarWindow.Unit.MONTH) ? limit.calendar().anchorDay() : null))
             .toList();
     }
 }
