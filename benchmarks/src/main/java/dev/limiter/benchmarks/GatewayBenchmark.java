@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -259,49 +256,24 @@ public final class GatewayBenchmark {
                     // One route in place of the sample's: arguments replace the list of application.yml.
                     ROUTE + "id=bench", ROUTE + "uri=" + backend.uri(), ROUTE + "predicates[0]=Path=/api/**"));
             command.addAll(configuration.properties());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty("java.io.tmpdir"), "gateway-benchmark-" + port + ".log")
-                    .toFile()))
-                .start();
-            return new Gateway(configuration, process, port);
+            return new Gateway(configuration, HttpBenchmark.launch(command, "gateway-benchmark-" + port), port);
         }
 
         /** Waits for a 200 through the route; answers the field that shows who decided, as the first answer carried it. */
         String awaitReady(Duration timeout) throws Exception {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            HttpClient client = HttpClient.newHttpClient();
-            while (true) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException(configuration.name() + " exited with " + process.exitValue() + "; see the log in "
-                            + System.getProperty("java.io.tmpdir"));
+            HttpResponse<String> response = HttpBenchmark.awaitOk(process, configuration.name(), port, timeout);
+            if (configuration.evidence().isEmpty()) {
+                boolean limited = response.headers().firstValue("RateLimit").isPresent()
+                        || response.headers().firstValue("X-RateLimit-Remaining").isPresent();
+                if (limited) {
+                    throw new IllegalStateException(configuration.name() + " answered with rate limit fields");
                 }
-                try {
-                    HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/orders"))
-                        .header("X-User-Id", "ready")
-                        .build(), HttpResponse.BodyHandlers.ofString());
-                    if (response.statusCode() == 200) {
-                        if (configuration.evidence().isEmpty()) {
-                            boolean limited = response.headers().firstValue("RateLimit").isPresent()
-                                    || response.headers().firstValue("X-RateLimit-Remaining").isPresent();
-                            if (limited) {
-                                throw new IllegalStateException(configuration.name() + " answered with rate limit fields");
-                            }
-                            return "none";
-                        }
-                        String value = response.headers().firstValue(configuration.evidence())
-                            .orElseThrow(() -> new IllegalStateException(configuration.name() + " answered without " + configuration.evidence()
-                                    + ": its rate limiter did not decide"));
-                        return configuration.evidence() + ": " + value;
-                    }
-                }
-                catch (IOException ex) {
-                    // Not listening yet.
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(configuration.name() + " did not answer within " + timeout);
-                }
-                Thread.sleep(200);
+                return "none";
             }
+            String value = response.headers().firstValue(configuration.evidence())
+                .orElseThrow(() -> new IllegalStateException(configuration.name() + " answered without " + configuration.evidence()
+                        + ": its rate limiter did not decide"));
+            return configuration.evidence() + ": " + value;
         }
     }
 }

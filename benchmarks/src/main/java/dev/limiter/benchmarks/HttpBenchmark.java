@@ -225,37 +225,11 @@ public final class HttpBenchmark {
                     // Connections stay open, as behind a load balancer (Tomcat closes one after 100 requests by default).
                     "--server.tomcat.max-keep-alive-requests=-1"));
             command.addAll(configuration.properties());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty("java.io.tmpdir"), "http-benchmark-" + port + ".log")
-                    .toFile()))
-                .start();
-            return new App(configuration, process, port);
+            return new App(configuration, launch(command, "http-benchmark-" + port), port);
         }
 
         void awaitReady(Duration timeout) throws Exception {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            HttpClient client = HttpClient.newHttpClient();
-            while (true) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException(configuration.name() + " exited with " + process.exitValue() + "; see the log in "
-                            + System.getProperty("java.io.tmpdir"));
-                }
-                try {
-                    HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/orders"))
-                        .header("X-User-Id", "ready")
-                        .build(), HttpResponse.BodyHandlers.ofString());
-                    if (response.statusCode() == 200) {
-                        return;
-                    }
-                }
-                catch (IOException ex) {
-                    // Not listening yet.
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(configuration.name() + " did not answer within " + timeout);
-                }
-                Thread.sleep(200);
-            }
+            awaitOk(process, configuration.name(), port, timeout);
         }
 
         /** The application's limiter.decisions counts of limiter orders, by outcome and backend: what proves it was limited. */
@@ -287,6 +261,44 @@ public final class HttpBenchmark {
         private static String tag(String tags, String name) {
             Matcher matcher = Pattern.compile(name + "=\"([^\"]*)\"").matcher(tags);
             return matcher.find() ? matcher.group(1) : "?";
+        }
+    }
+
+    /** Starts {@code command}, its output appended to {@code <tmpdir>/<logName>.log}. */
+    static Process launch(List<String> command, String logName) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty("java.io.tmpdir"), logName + ".log").toFile()))
+            .start();
+    }
+
+    /**
+     * Waits until the application {@code name} in {@code process} answers {@code GET /api/orders} on
+     * {@code port} with a 200, and answers that response.
+     *
+     * @throws IllegalStateException when the process exits or does not answer within {@code timeout}
+     */
+    static HttpResponse<String> awaitOk(Process process, String name, int port, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        HttpClient client = HttpClient.newHttpClient();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + "; see the log in " + System.getProperty("java.io.tmpdir"));
+            }
+            try {
+                HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/orders"))
+                    .header("X-User-Id", "ready")
+                    .build(), HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    return response;
+                }
+            }
+            catch (IOException ex) {
+                // Not listening yet.
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " did not answer within " + timeout);
+            }
+            Thread.sleep(200);
         }
     }
 
