@@ -96,7 +96,7 @@ class RetuneOverHttpTests {
     void severalLimitsAndALeaseAreTextOverHttpCheckedAsAtStartup() throws Exception {
         HttpResponse<String> several = post("/actuator/limiters/search", "{\"limits\": \"10/1s, 100/1m\"}");
         assertThat(several.statusCode()).as(several.body()).isEqualTo(200);
-        assertThat(several.body()).contains("\"limits\":[{\"limit\":10,\"window\":\"PT1S\",\"burst\":null},{\"limit\":100,\"window\":\"PT1M\"");
+        assertThat(several.body()).contains("\"limits\":[{\"limit\":10,\"window\":\"PT1S\",\"burst\":null,\"zone\":null,\"anchorDay\":null},{\"limit\":100,\"window\":\"PT1M\"");
         HttpResponse<String> notLimits = post("/actuator/limiters/search", "{\"limits\": \"10 per second\"}");
         assertThat(notLimits.statusCode()).isEqualTo(400);
         assertThat(notLimits.body()).contains("\"property\":\"limiter.limiters.search.limits\"", "\\\"10/1s, 1000/1h\\\"");
