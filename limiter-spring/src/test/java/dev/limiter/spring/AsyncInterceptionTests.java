@@ -164,9 +164,13 @@ class AsyncInterceptionTests {
                 Disposable subscription = quotes.paced("ACME").subscribe(result::set);
                 awaitTrue(() -> time.getScheduledTaskCount() > scheduled, "the decision arrived and the wait was scheduled");
                 assertThat(quotes.subscriptions()).as("still waiting for its turn").isEqualTo(1);
+                // The thread that scheduled the wait may still be running the scheduler's tasks; then
+                // advanceTimeBy returns at once and that thread moves the clock: wait for it to have.
                 time.advanceTimeBy(Duration.ofMinutes(59));
+                awaitTrue(() -> time.now(TimeUnit.MINUTES) >= 59, "the clock moved 59 minutes");
                 assertThat(result.get()).isNull();
                 time.advanceTimeBy(Duration.ofMinutes(1));
+                awaitTrue(() -> result.get() != null, "the hour was up");
                 assertThat(result.get()).isEqualTo("paced ACME");
                 assertThat(quotes.subscriptions()).isEqualTo(2);
                 subscription.dispose();
