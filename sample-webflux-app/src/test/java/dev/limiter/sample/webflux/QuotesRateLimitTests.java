@@ -1,5 +1,6 @@
 package dev.limiter.sample.webflux;
 
+import java.time.Duration;
 import java.util.UUID;
 
 import dev.limiter.test.RedisTest;
@@ -45,7 +46,8 @@ class QuotesRateLimitTests {
 
     @BeforeEach
     void client() {
-        client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
+        // The first request of a cold application may take seconds on a loaded machine; 5 s (the default) is not a limit of ours.
+        client = WebTestClient.bindToServer().baseUrl("http://localhost:" + port).responseTimeout(Duration.ofSeconds(60)).build();
     }
 
     @Test
