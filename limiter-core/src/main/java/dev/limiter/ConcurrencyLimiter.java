@@ -40,6 +40,17 @@ public interface ConcurrencyLimiter extends AutoCloseable {
     int inUse();
 
     /**
+     * Calls of {@code key} in flight now, across every instance: the slots taken whose lease has not run
+     * out. Reads without taking a slot or renewing one; on Redis, one round trip.
+     *
+     * @param key the subject limited
+     * @return slots of {@code key} taken now, from 0 to the limit
+     * @throws RuntimeException when the state cannot be read, such as while Redis is unavailable: no
+     *     failure policy guesses a count
+     */
+    int inFlight(String key);
+
+    /**
      * Stops renewing: permits still open keep their slots until they are closed or their lease runs out,
      * whichever comes first. For shutdown.
      */

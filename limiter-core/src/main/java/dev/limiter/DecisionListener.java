@@ -1,8 +1,8 @@
 package dev.limiter;
 
 /**
- * Hears every decision limiters make, as {@link DecisionEvent}s: what metrics, observations and
- * tracing listen to. Called on the deciding thread (for an asynchronous decision, the thread that
+ * Hears every decision limiters make, as {@link DecisionEvent}s (and {@link ConcurrencyEvent}s for
+ * concurrency limits): what metrics, observations and tracing listen to. Called on the deciding thread (for an asynchronous decision, the thread that
  * completes it), so it must be quick and must not throw.
  *
  * <p>A listener that needs to see a decision begin, such as one timing it or opening a span, returns
@@ -29,4 +29,11 @@ public interface DecisionListener {
 
     /** Hears one decision, or one call that could not be decided, once. */
     void onDecision(DecisionEvent event);
+
+    /**
+     * Hears one attempt to take a slot of a concurrency limit, once, on the calling thread after it
+     * ended. The default ignores it.
+     */
+    default void onConcurrencyDecision(ConcurrencyEvent event) {
+    }
 }

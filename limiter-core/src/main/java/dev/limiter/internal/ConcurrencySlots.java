@@ -17,11 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.limiter.ConcurrencyEvent;
 import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.ConcurrencyLimiterConfig;
 import dev.limiter.Decision;
+import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.LimitSpec;
+import dev.limiter.Outcome;
 import dev.limiter.Permit;
 import dev.limiter.RateLimitExceededException;
 
@@ -61,12 +64,20 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
 
     private final ScheduledExecutorService renewer;
 
-    protected ConcurrencySlots(String name, ConcurrencyLimiterConfig config) {
+    private final DecisionListener listener;
+
+    /**
+     * @param name the limiter's name
+     * @param config what it decides by
+     * @param listener hears each take's {@link ConcurrencyEvent}; {@link DecisionListener#NONE} for no one
+     */
+    protected ConcurrencySlots(String name, ConcurrencyLimiterConfig config, DecisionListener listener) {
         this.name = LimiterArguments.checkName(name);
         if (config == null) {
             throw new IllegalArgumentException("config must not be null");
         }
         this.config = config;
+        this.listener = (listener != null) ? listener : DecisionListener.NONE;
         this.instanceId = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
         this.renewer = Executors.newSingleThreadScheduledExecutor((task) -> {
             Thread thread = new Thread(task, "limiter-concurrency-renewer-" + name);
@@ -89,7 +100,8 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
      * Takes a slot of {@code key} in the backend's state, through {@link #hold} for a slot to renew or
      * {@link #unheld} for a permit the failure policy admits without one.
      *
-     * @return the permit, or null when every slot is taken
+     * @return the permit, null when every slot is taken, or {@link #refused} when the failure policy
+     *     rejects the call
      */
     protected abstract @Nullable Permit take(String key);
 
@@ -125,20 +137,30 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
         return new Counted(permit);
     }
 
+    /**
+     * What {@link #take} answers when a failure policy, not the slots, rejects the call: {@code by} is
+     * {@link DecisionSource#FAILURE_POLICY} for {@code deny}, {@link DecisionSource#LOCAL_FALLBACK} for a
+     * local share with every slot taken. Never given to callers.
+     */
+    protected static Permit refused(DecisionSource by) {
+        return (by == DecisionSource.LOCAL_FALLBACK) ? Refused.LOCAL : Refused.POLICY;
+    }
+
     @Override
     public Optional<Permit> tryAcquire(String key) {
         LimiterArguments.checkKey(key);
-        return Optional.ofNullable(take(key));
+        return Optional.ofNullable(decided(take(key), -1));
     }
 
     @Override
     public Permit acquire(String key) {
         LimiterArguments.checkKey(key);
-        Permit permit = take(key);
-        if (permit != null) {
-            return permit;
+        long started = System.nanoTime();
+        Permit last = take(key);
+        if (taken(last) != null) {
+            return decided(last, System.nanoTime() - started);
         }
-        long deadline = System.nanoTime() + config.maxWait().toNanos();
+        long deadline = started + config.maxWait().toNanos();
         long backoff = FIRST_BACKOFF.toNanos();
         while (!config.maxWait().isZero()) {
             long left = deadline - System.nanoTime();
@@ -148,12 +170,44 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
             // Randomized, so waiters of many instances do not retry in step; bounded by what is left of max-wait.
             LockSupport.parkNanos(Math.min(left, ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)));
             backoff = Math.min(backoff * 2, MAX_BACKOFF.toNanos());
-            permit = take(key);
-            if (permit != null) {
-                return permit;
+            last = take(key);
+            if (taken(last) != null) {
+                return decided(last, System.nanoTime() - started);
             }
         }
+        // What refused the last attempt: the slots (null), or the failure policy.
+        decided(last, System.nanoTime() - started);
         throw new RateLimitExceededException(name, rejection());
+    }
+
+    /** {@code taken}, unless it is a refusal: then null. */
+    private static @Nullable Permit taken(@Nullable Permit taken) {
+        return (taken instanceof Refused) ? null : taken;
+    }
+
+    /** Tells the listener what became of one take; returns the permit to give the caller, or null. */
+    private @Nullable Permit decided(@Nullable Permit taken, long waitedNanos) {
+        Outcome outcome = (taken == null || taken instanceof Refused) ? Outcome.REJECTED : Outcome.ALLOWED;
+        DecisionSource by;
+        if (taken instanceof Refused refused) {
+            by = refused.by;
+        }
+        else if (taken instanceof Unheld) {
+            by = DecisionSource.FAILURE_POLICY;
+        }
+        else if (taken instanceof Counted) {
+            by = DecisionSource.LOCAL_FALLBACK;
+        }
+        else {
+            by = source();
+        }
+        try {
+            listener.onConcurrencyDecision(new ConcurrencyEvent(this, outcome, by, waitedNanos));
+        }
+        catch (RuntimeException ex) {
+            // A listener must not throw; if one does, the call is not its victim.
+        }
+        return (outcome == Outcome.ALLOWED) ? taken : null;
     }
 
     /** The decision a caller that found no slot is rejected with. */
@@ -264,6 +318,27 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
             if (open.compareAndSet(true, false)) {
                 inUse.decrementAndGet();
             }
+        }
+    }
+
+    /** A take the failure policy refused: never given to callers. */
+    private enum Refused implements Permit {
+
+        POLICY(DecisionSource.FAILURE_POLICY), LOCAL(DecisionSource.LOCAL_FALLBACK);
+
+        final DecisionSource by;
+
+        Refused(DecisionSource by) {
+            this.by = by;
+        }
+
+        @Override
+        public String key() {
+            return "";
+        }
+
+        @Override
+        public void close() {
         }
     }
 

@@ -6,10 +6,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.limiter.ConcurrencyLimiterConfig;
+import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.LimiterClock;
 import dev.limiter.Permit;
 import dev.limiter.internal.ConcurrencySlots;
+import dev.limiter.internal.LimiterArguments;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,8 +28,8 @@ final class InMemoryConcurrencyLimiter extends ConcurrencySlots {
 
     private final long leaseMicros;
 
-    InMemoryConcurrencyLimiter(String name, ConcurrencyLimiterConfig config, LimiterClock clock) {
-        super(name, config);
+    InMemoryConcurrencyLimiter(String name, ConcurrencyLimiterConfig config, LimiterClock clock, DecisionListener listener) {
+        super(name, config, listener);
         this.clock = clock;
         this.leaseMicros = config.leaseMillis() * 1_000L;
     }
@@ -74,8 +76,9 @@ final class InMemoryConcurrencyLimiter extends ConcurrencySlots {
         renewAll();
     }
 
-    /** Slots of {@code key} taken now, their leases not run out: for tests. */
-    int taken(String key) {
+    @Override
+    public int inFlight(String key) {
+        LimiterArguments.checkKey(key);
         long now = clock.nowMicros();
         int[] count = new int[1];
         keys.computeIfPresent(key, (k, slots) -> {

@@ -91,7 +91,7 @@ public final class InMemoryRateLimiterFactory implements RateLimiterFactory {
 
     @Override
     public ConcurrencyLimiter createConcurrencyLimiter(String name, ConcurrencyLimiterConfig config) {
-        return new InMemoryConcurrencyLimiter(name, config, clock);
+        return new InMemoryConcurrencyLimiter(name, config, clock, listener);
     }
 
     @Override

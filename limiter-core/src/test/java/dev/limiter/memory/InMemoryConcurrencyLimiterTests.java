@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,9 +15,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.limiter.ConcurrencyEvent;
 import dev.limiter.ConcurrencyLimiterConfig;
+import dev.limiter.DecisionEvent;
+import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
+import dev.limiter.Outcome;
 import dev.limiter.Permit;
 import dev.limiter.RateLimitExceededException;
 
@@ -51,6 +56,58 @@ class InMemoryConcurrencyLimiterTests {
         now.addAndGet(duration.toNanos() / 1_000L);
     }
 
+    /** Every take is heard once, with what decided and how long acquire took; releases are not decisions. */
+    @Test
+    void aListenerHearsEveryTakeOnce() {
+        List<ConcurrencyEvent> heard = new CopyOnWriteArrayList<>();
+        DecisionListener listener = new DecisionListener() {
+            @Override
+            public void onDecision(DecisionEvent event) {
+                throw new AssertionError("a concurrency limit makes no rate decisions: " + event);
+            }
+
+            @Override
+            public void onConcurrencyDecision(ConcurrencyEvent event) {
+                heard.add(event);
+            }
+        };
+        InMemoryRateLimiterFactory listened = InMemoryRateLimiterFactory.builder().clock(now::get).listener(listener).build();
+        InMemoryConcurrencyLimiter limiter = (InMemoryConcurrencyLimiter) listened.createConcurrencyLimiter("calls",
+                ConcurrencyLimiterConfig.of(1).withMaxWait(Duration.ofMillis(20)));
+        limiters.add(limiter);
+        Permit first = limiter.tryAcquire("k").orElseThrow();
+        assertThat(limiter.tryAcquire("k")).isEmpty();
+        assertThatThrownBy(() -> limiter.acquire("k")).isInstanceOf(RateLimitExceededException.class);
+        first.close();
+        first.close();
+        limiter.acquire("k").close();
+        assertThat(heard).extracting(ConcurrencyEvent::outcome)
+            .containsExactly(Outcome.ALLOWED, Outcome.REJECTED, Outcome.REJECTED, Outcome.ALLOWED);
+        assertThat(heard).allSatisfy((event) -> {
+            assertThat(event.limiter()).isSameAs(limiter);
+            assertThat(event.source()).isEqualTo(DecisionSource.MEMORY);
+        });
+        assertThat(heard.get(0).waitedNanos()).as("tryAcquire never waits").isEqualTo(-1);
+        assertThat(heard.get(1).waitedNanos()).isEqualTo(-1);
+        assertThat(heard.get(2).waitedNanos()).as("acquire waited out its max-wait").isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
+        assertThat(heard.get(3).waitedNanos()).isBetween(0L, Duration.ofMillis(20).toNanos());
+    }
+
+    @Test
+    void inFlightCountsTheSlotsTakenWithoutTakingOne() {
+        InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(3).withLease(LEASE));
+        assertThat(limiter.inFlight("k")).isZero();
+        Permit first = limiter.acquire("k");
+        limiter.acquire("k");
+        assertThat(limiter.inFlight("k")).isEqualTo(2);
+        assertThat(limiter.inFlight("other")).isZero();
+        first.close();
+        assertThat(limiter.inFlight("k")).isEqualTo(1);
+        assertThat(limiter.inFlight("k")).as("reading took no slot").isEqualTo(1);
+        advance(LEASE);
+        assertThat(limiter.inFlight("k")).as("the open permit's lease ran out, not renewed on this clock").isZero();
+    }
+
     @Test
     void neverMoreThanTheLimitRunAtOnce() throws Exception {
         InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(3).withMaxWait(Duration.ofSeconds(20)));
@@ -79,7 +136,7 @@ class InMemoryConcurrencyLimiterTests {
         threads.shutdown();
         assertThat(most.get()).isEqualTo(3);
         assertThat(limiter.inUse()).isZero();
-        assertThat(limiter.taken("k")).isZero();
+        assertThat(limiter.inFlight("k")).isZero();
     }
 
     @Test
@@ -103,12 +160,12 @@ class InMemoryConcurrencyLimiterTests {
             advance(LEASE.dividedBy(3));
             limiter.renewNow();
         }
-        assertThat(limiter.taken("k")).isEqualTo(1);
+        assertThat(limiter.inFlight("k")).isEqualTo(1);
         advance(LEASE);
         Permit other = limiter.tryAcquire("k").orElseThrow();
         limiter.renewNow();
         other.close();
-        assertThat(limiter.taken("k")).as("the running call's lease ran out; renewing took nothing back").isZero();
+        assertThat(limiter.inFlight("k")).as("the running call's lease ran out; renewing took nothing back").isZero();
         running.close();
         assertThat(limiter.inUse()).isZero();
     }

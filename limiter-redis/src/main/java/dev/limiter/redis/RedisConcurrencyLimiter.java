@@ -6,12 +6,14 @@ import java.util.function.IntSupplier;
 import dev.limiter.Algorithm;
 import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.ConcurrencyLimiterConfig;
+import dev.limiter.DecisionListener;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimiterClock;
 import dev.limiter.Permit;
 import dev.limiter.RateLimiterFactory;
 import dev.limiter.internal.ConcurrencySlots;
+import dev.limiter.internal.LimiterArguments;
 import dev.limiter.internal.algorithm.Scripts;
 
 import org.apache.commons.logging.Log;
@@ -34,6 +36,8 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
     static final LuaScript RELEASE = script("concurrency-release.lua");
 
     static final LuaScript RENEW = script("concurrency-renew.lua");
+
+    static final LuaScript COUNT = script("concurrency-count.lua");
 
     /** Ends the key of every concurrency limit: never the tail of an algorithm's key ({@link RedisKeys#tail}). */
     static final String TAIL = "}:cc";
@@ -60,8 +64,9 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
     private volatile boolean failing;
 
     RedisConcurrencyLimiter(String name, ConcurrencyLimiterConfig config, BlockingScripts scripts, String keyPrefix,
-            @Nullable LimiterClock clock, FailurePolicy defaultPolicy, RateLimiterFactory local, IntSupplier instances) {
-        super(name, config);
+            @Nullable LimiterClock clock, FailurePolicy defaultPolicy, RateLimiterFactory local, IntSupplier instances,
+            DecisionListener listener) {
+        super(name, config, listener);
         this.scripts = scripts;
         this.head = RedisKeys.head(keyPrefix, name);
         this.clock = clock;
@@ -111,8 +116,8 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
         }
         return switch (onFailure) {
             case ALLOW -> unheld(key);
-            case DENY -> null;
-            case LOCAL -> localShare().tryAcquire(key).map(this::counted).orElse(null);
+            case DENY -> refused(DecisionSource.FAILURE_POLICY);
+            case LOCAL -> localShare().tryAcquire(key).map(this::counted).orElse(refused(DecisionSource.LOCAL_FALLBACK));
         };
     }
 
@@ -131,6 +136,14 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
             }
         }
         return share;
+    }
+
+    /** One round trip; throws when Redis cannot be reached: no failure policy guesses a count. */
+    @Override
+    public int inFlight(String key) {
+        LimiterArguments.checkKey(key);
+        List<?> reply = scripts.execute(COUNT, redisKey(key), new Object[] {now()});
+        return ((Number) reply.get(0)).intValue();
     }
 
     @Override

@@ -558,7 +558,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     @Override
     public ConcurrencyLimiter createConcurrencyLimiter(String name, ConcurrencyLimiterConfig config) {
         RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(name, config, new BlockingScripts(redis), keyPrefix, clock, onFailure,
-                local, instances::instances);
+                local, instances::instances, listener);
         concurrencyLimiters.add(limiter);
         return limiter;
     }

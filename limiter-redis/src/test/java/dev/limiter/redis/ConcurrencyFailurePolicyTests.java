@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.limiter.ConcurrencyEvent;
 import dev.limiter.ConcurrencyLimiter;
 import dev.limiter.ConcurrencyLimiterConfig;
+import dev.limiter.DecisionEvent;
+import dev.limiter.DecisionListener;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Permit;
 import dev.limiter.RateLimitExceededException;
@@ -35,6 +40,20 @@ class ConcurrencyFailurePolicyTests {
 
     RedisRateLimiterFactory factory;
 
+    /** What the limiter's listener heard: outcome and source of each take. */
+    final List<String> heard = new CopyOnWriteArrayList<>();
+
+    final DecisionListener listener = new DecisionListener() {
+        @Override
+        public void onDecision(DecisionEvent event) {
+        }
+
+        @Override
+        public void onConcurrencyDecision(ConcurrencyEvent event) {
+            heard.add(event.outcome().tag() + " by " + event.source().tag());
+        }
+    };
+
     @BeforeEach
     void startPrivateRedis() {
         server = PrivateRedis.start(Duration.ofMillis(500), Delay.constant(Duration.ofMillis(50)));
@@ -50,9 +69,11 @@ class ConcurrencyFailurePolicyTests {
         }
     }
 
+    final String prefix = TestRedisSupport.uniquePrefix();
+
     ConcurrencyLimiter limiter(FailurePolicy factoryPolicy, ConcurrencyLimiterConfig config) {
-        factory = RedisRateLimiterFactory.builder(server.template).keyPrefix(TestRedisSupport.uniquePrefix()).clock(clock)
-            .failurePolicy(factoryPolicy).expectedInstances(2)
+        factory = RedisRateLimiterFactory.builder(server.template).keyPrefix(prefix).clock(clock)
+            .failurePolicy(factoryPolicy).expectedInstances(2).listener(listener)
             .localLimiters(InMemoryRateLimiterFactory.builder().clock(clock).build()).build();
         return factory.createConcurrencyLimiter("calls", config);
     }
@@ -69,6 +90,7 @@ class ConcurrencyFailurePolicyTests {
         first.close();
         second.close();
         assertThat(limiter.inUse()).isZero();
+        assertThat(heard).containsExactly("allowed by redis", "allowed by failure-policy", "allowed by failure-policy");
     }
 
     @Test
@@ -78,6 +100,8 @@ class ConcurrencyFailurePolicyTests {
         assertThat(limiter.tryAcquire("k")).isEmpty();
         assertThatThrownBy(() -> limiter.acquire("k")).isInstanceOf(RateLimitExceededException.class);
         assertThat(limiter.inUse()).isZero();
+        assertThat(heard).containsExactly("rejected by failure-policy", "rejected by failure-policy");
+        assertThatThrownBy(() -> limiter.inFlight("k")).as("no count is guessed while Redis is down").isInstanceOf(RuntimeException.class);
     }
 
     @Test
@@ -92,5 +116,33 @@ class ConcurrencyFailurePolicyTests {
         assertThat(limiter.inUse()).isEqualTo(3);
         one.close();
         assertThat(limiter.tryAcquire("k")).as("a local slot released is taken again").isPresent();
+        assertThat(heard).containsExactly("allowed by local-fallback", "allowed by local-fallback", "allowed by local-fallback",
+                "rejected by local-fallback", "allowed by local-fallback");
+    }
+
+    /** Calls in flight are read across instances, without taking a slot; the listener hears Redis' decisions. */
+    @Test
+    void inFlightCountsEveryInstancesSlots() {
+        ConcurrencyLimiter here = limiter(FailurePolicy.DENY, ConcurrencyLimiterConfig.of(3));
+        RedisRateLimiterFactory other = RedisRateLimiterFactory.builder(server.template).keyPrefix(prefix).clock(clock).build();
+        try {
+            ConcurrencyLimiter there = other.createConcurrencyLimiter("calls", ConcurrencyLimiterConfig.of(3));
+            assertThat(here.inFlight("k")).isZero();
+            Permit mine = here.acquire("k");
+            there.acquire("k");
+            assertThat(here.inFlight("k")).isEqualTo(2);
+            assertThat(there.inFlight("k")).isEqualTo(2);
+            assertThat(here.inFlight("other")).isZero();
+            mine.close();
+            assertThat(there.inFlight("k")).isEqualTo(1);
+            there.acquire("k");
+            there.acquire("k");
+            assertThat(here.tryAcquire("k")).isEmpty();
+            assertThat(here.inFlight("k")).as("reading took no slot and rejected nothing").isEqualTo(3);
+            assertThat(heard).as("only this instance's listener, only its takes").containsExactly("allowed by redis", "rejected by redis");
+        }
+        finally {
+            other.close();
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.limiter.autoconfigure;
 
 import java.util.List;
 
+import dev.limiter.ConcurrencyEvent;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
 import dev.limiter.RateLimiter;
@@ -44,6 +45,13 @@ final class CompositeDecisionListener implements DecisionListener {
     public void onDecision(DecisionEvent event) {
         for (DecisionListener listener : listeners) {
             listener.onDecision(event);
+        }
+    }
+
+    @Override
+    public void onConcurrencyDecision(ConcurrencyEvent event) {
+        for (DecisionListener listener : listeners) {
+            listener.onConcurrencyDecision(event);
         }
     }
 }

@@ -13,6 +13,7 @@ import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.actuate.LimitDescriptor;
 import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
+import dev.limiter.autoconfigure.actuate.LimiterDescriptor;
 import dev.limiter.autoconfigure.actuate.LimitersEndpoint;
 import dev.limiter.test.VirtualClock;
 
@@ -51,7 +52,7 @@ class CalendarWindowConfigurationTests {
                 assertThat(billing.tryAcquire("customer-1").retryAfter()).isEqualTo(Duration.ofHours(1));
                 context.getBean(VirtualClock.class).advance(Duration.ofHours(1));
                 assertThat(billing.tryAcquire("customer-1").allowed()).isTrue();
-                LimitDescriptor described = context.getBean(LimitersEndpoint.class).limiter("billing").limits().get(0);
+                LimitDescriptor described = ((LimiterDescriptor) context.getBean(LimitersEndpoint.class).limiter("billing")).limits().get(0);
                 assertThat(described).isEqualTo(new LimitDescriptor(1000, "1mo", null, "Europe/Berlin", 15));
             });
     }

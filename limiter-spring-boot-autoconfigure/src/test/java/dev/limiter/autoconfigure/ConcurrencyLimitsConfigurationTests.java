@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import static dev.limiter.autoconfigure.LimiterConfigurationFailureTests.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.time.Duration;
 
@@ -11,11 +12,16 @@ import dev.limiter.ConcurrencyLimiterConfig;
 import dev.limiter.FailurePolicy;
 import dev.limiter.Permit;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.autoconfigure.actuate.ConcurrencyLimitDescriptor;
+import dev.limiter.autoconfigure.actuate.InFlightDescriptor;
+import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
+import dev.limiter.autoconfigure.actuate.LimitersEndpoint;
 import dev.limiter.autoconfigure.metrics.LimiterMetricsAutoConfiguration;
 import dev.limiter.spring.RateLimited;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -65,7 +71,36 @@ class ConcurrencyLimitsConfigurationTests {
                 assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> upstream.call("acme", () -> { }))
                     .satisfies((ex) -> assertThat(ex.getDecision().limit()).isEqualTo(1));
             }
+            // Two slots taken (the method's call, then acquire), two calls refused; each counted once, with the time it took.
+            assertThat(meters.get("limiter.concurrency.decisions").tags("limiter", "upstream", "outcome", "allowed", "backend", "memory")
+                .counter().count()).isEqualTo(2);
+            assertThat(meters.get("limiter.concurrency.decisions").tags("limiter", "upstream", "outcome", "rejected", "backend", "memory")
+                .counter().count()).isEqualTo(2);
+            assertThat(meters.get("limiter.concurrency.wait").tags("limiter", "upstream", "outcome", "allowed").timer().count()
+                + meters.get("limiter.concurrency.wait").tags("limiter", "upstream", "outcome", "rejected").timer().count())
+                .as("every acquire timed").isEqualTo(4);
         });
+    }
+
+    /** The limiters endpoint lists concurrency limits, describes one, and reads a key's calls in flight; it changes none. */
+    @Test
+    void theEndpointShowsSlotsInUseAndAKeysCallsInFlight() {
+        this.contextRunner.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, LimiterActuatorAutoConfiguration.class))
+            .withPropertyValues("limiter.concurrency-limits.upstream.limit=2", "limiter.concurrency-limits.upstream.lease=5s",
+                    "management.endpoints.web.exposure.include=limiters")
+            .run((context) -> {
+                LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+                ConcurrencyLimiter limiter = context.getBean(ConcurrencyLimiters.class).get("upstream");
+                try (Permit permit = limiter.acquire("acme/eu")) {
+                    ConcurrencyLimitDescriptor described = new ConcurrencyLimitDescriptor(2, "PT5S", "PT0S", null, 1);
+                    assertThat(endpoint.limiters().concurrencyLimits()).containsExactly(entry("upstream", described));
+                    assertThat(endpoint.limiter("upstream")).isEqualTo(described);
+                    assertThat(endpoint.quota("upstream", "acme", "eu")).isEqualTo(new InFlightDescriptor("upstream", "acme/eu", 2, 1, 1L, null));
+                    assertThat(endpoint.quota("upstream", "other")).isEqualTo(new InFlightDescriptor("upstream", "other", 2, 0, 2L, null));
+                }
+                assertThat(endpoint.quota("upstream", "acme", "eu")).isEqualTo(new InFlightDescriptor("upstream", "acme/eu", 2, 0, 2L, null));
+                assertThat(endpoint.limiter("nonesuch")).isNull();
+            });
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.limiter.RetunePolicy;
 import dev.limiter.Retuning;
 import dev.limiter.autoconfigure.actuate.LimitDescriptor;
 import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
+import dev.limiter.autoconfigure.actuate.LimiterDescriptor;
 import dev.limiter.autoconfigure.actuate.LimitersEndpoint;
 import dev.limiter.autoconfigure.actuate.QuotaDescriptor;
 import dev.limiter.autoconfigure.actuate.RetuneDescriptor;
@@ -295,7 +296,7 @@ class RetuneTests {
                     .contains("limiter.limiters.orders.window").contains("The window must be positive");
                 RateLimiter orders = context.getBean(RateLimiterRegistry.class).get("orders");
                 assertThat(orders.limits()).containsExactly(LimitSpec.of(20, Duration.ofSeconds(10)));
-                assertThat(context.getBean(LimitersEndpoint.class).limiter("orders").sources()).containsEntry("limit",
+                assertThat(((LimiterDescriptor) context.getBean(LimitersEndpoint.class).limiter("orders")).sources()).containsEntry("limit",
                         "limiter.limiters.orders.limit");
                 assertThat(take(100, () -> service.order("erin"))).isEqualTo(20);
                 // Spring Cloud rebound the bean with the refused window; the definitions keep the values in force.

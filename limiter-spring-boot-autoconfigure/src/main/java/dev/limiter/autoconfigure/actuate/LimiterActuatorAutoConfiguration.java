@@ -4,6 +4,7 @@ import java.util.List;
 
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.ConcurrencyLimiters;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.autoconfigure.internal.ConfiguredRules;
@@ -48,8 +49,9 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnBean(DefinedLimiters.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, DefinedLimiters definitions,
                 ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner,
-                LimiterProperties properties, BeanFactory beans) {
-            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner, () -> rules(properties, beans));
+                LimiterProperties properties, BeanFactory beans, ObjectProvider<ConcurrencyLimiters> concurrency) {
+            return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner, () -> rules(properties, beans),
+                    concurrency.getIfAvailable());
         }
 
         /** Guards the endpoint's operations: writes off unless turned on, unknown or null fields refused, messages on 404. */

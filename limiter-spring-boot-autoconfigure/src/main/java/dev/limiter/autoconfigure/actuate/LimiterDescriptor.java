@@ -16,5 +16,5 @@ import org.jspecify.annotations.Nullable;
 public record LimiterDescriptor(String algorithm, List<LimitDescriptor> limits, @Nullable Integer subWindows, @Nullable String maxWait,
         @Nullable String onRedisFailure, String onRetune, boolean shadow, Map<String, String> sources, Map<String, String> origins,
         List<String> usedBy, @Nullable Map<String, PlanDescriptor> plans, @Nullable String defaultPlan, int unlimitedKeys,
-        @Nullable LeaseDescriptor lease) {
+        @Nullable LeaseDescriptor lease) implements NamedLimitDescriptor {
 }

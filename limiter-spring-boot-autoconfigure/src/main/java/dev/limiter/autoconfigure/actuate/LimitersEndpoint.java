@@ -10,6 +10,9 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 import dev.limiter.Algorithm;
+import dev.limiter.ConcurrencyLimiter;
+import dev.limiter.ConcurrencyLimiterConfig;
+import dev.limiter.FailurePolicy;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
@@ -17,6 +20,7 @@ import dev.limiter.RateLimiterRegistry;
 import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
+import dev.limiter.autoconfigure.ConcurrencyLimiters;
 import dev.limiter.autoconfigure.LimiterRetuner;
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.spring.internal.limits.LimitNotation;
@@ -36,7 +40,8 @@ import org.springframework.core.env.Environment;
 /**
  * Actuator endpoint {@code limiters}: every limiter with its effective configuration (with plans,
  * each plan's limits) and where each value comes from ({@code /actuator/limiters},
- * {@code /actuator/limiters/{name}}), and the quota of one key, read without taking a permit
+ * {@code /actuator/limiters/{name}}), each concurrency limit with its slots in use here and a key's calls in
+ * flight everywhere ({@code GET /actuator/limiters/{name}/{key}}; nothing to reset, refund or retune), and the quota of one key, read without taking a permit
  * ({@code GET /actuator/limiters/{name}/{key}}, {@code GET /actuator/limiters/{name}/{plan}/{key}}
  * for a plan, the key alone for its quota in every plan); resets a key, so that it starts idle again ({@code DELETE} on the same paths; without
  * a plan, in every plan); gives permits back to a key, such as those of a call that failed before doing
@@ -65,14 +70,19 @@ public final class LimitersEndpoint {
     /** The rules of limiter.rules, in a web application that applies them; none otherwise. */
     private final Supplier<List<RateLimitRule>> rules;
 
+    /** The concurrency limits of limiter.concurrency-limits; null for none. */
+    private final @Nullable ConcurrencyLimiters concurrency;
+
     LimitersEndpoint(RateLimiterRegistry registry, DefinedLimiters definitions, @Nullable RedisRateLimiterFactory redis,
-            @Nullable Environment environment, LimiterRetuner retuner, Supplier<List<RateLimitRule>> rules) {
+            @Nullable Environment environment, LimiterRetuner retuner, Supplier<List<RateLimitRule>> rules,
+            @Nullable ConcurrencyLimiters concurrency) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
         this.origins = new PropertyOrigins(environment);
         this.retuner = retuner;
         this.rules = rules;
+        this.concurrency = concurrency;
     }
 
     /** Every limiter, by name. */
@@ -87,13 +97,32 @@ public final class LimitersEndpoint {
         });
         RedisDescriptor redisState = (redis != null)
                 ? new RedisDescriptor(redis.isRedisAvailable(), redis.instances(), !redis.isInstanceCountConfigured()) : null;
-        return new LimitersDescriptor((redis != null) ? "redis" : "memory", redisState, limiters);
+        Map<String, ConcurrencyLimitDescriptor> concurrencyLimits = new LinkedHashMap<>();
+        if (concurrency != null) {
+            concurrency.limiters().forEach((limiter) -> concurrencyLimits.put(limiter.name(), describe(limiter)));
+        }
+        return new LimitersDescriptor((redis != null) ? "redis" : "memory", redisState, limiters, concurrencyLimits);
     }
 
-    /** One limiter; 404 when there is none of that name. */
+    /**
+     * One limiter ({@link LimiterDescriptor}), or one concurrency limit ({@link ConcurrencyLimitDescriptor});
+     * 404 when there is neither of that name.
+     */
     @ReadOperation
-    public @Nullable LimiterDescriptor limiter(@Selector String name) {
-        return describe(name);
+    public @Nullable NamedLimitDescriptor limiter(@Selector String name) {
+        ConcurrencyLimiter slots = concurrencyLimit(name);
+        return (slots != null) ? describe(slots) : describe(name);
+    }
+
+    private @Nullable ConcurrencyLimiter concurrencyLimit(String name) {
+        return (concurrency != null) ? concurrency.find(name).orElse(null) : null;
+    }
+
+    private static ConcurrencyLimitDescriptor describe(ConcurrencyLimiter limiter) {
+        ConcurrencyLimiterConfig config = limiter.config();
+        FailurePolicy policy = config.onRedisFailure();
+        return new ConcurrencyLimitDescriptor(config.limit(), config.lease().toString(), config.maxWait().toString(),
+                (policy != null) ? policy.name().toLowerCase(Locale.ROOT) : null, limiter.inUse());
     }
 
     /**
@@ -103,6 +132,21 @@ public final class LimitersEndpoint {
      */
     @ReadOperation
     public @Nullable KeyQuotaDescriptor quota(@Selector String name, @Selector(match = Selector.Match.ALL_REMAINING) String... path) {
+        ConcurrencyLimiter slots = concurrencyLimit(name);
+        if (slots != null) {
+            String key = String.join("/", path);
+            if (key.isEmpty()) {
+                return null;
+            }
+            long limit = slots.config().limit();
+            try {
+                int inFlight = slots.inFlight(key);
+                return new InFlightDescriptor(name, key, limit, inFlight, Math.max(0, limit - inFlight), null);
+            }
+            catch (RuntimeException ex) {
+                return new InFlightDescriptor(name, key, limit, null, null, "Calls in flight could not be read: " + ex.getMessage());
+            }
+        }
         KeyPath target = KeyPath.of(registry, name, path);
         if (target == null || target.key().isEmpty()) {
             return null;

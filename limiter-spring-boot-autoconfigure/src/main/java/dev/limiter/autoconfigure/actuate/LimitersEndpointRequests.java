@@ -117,8 +117,14 @@ final class LimitersEndpointRequests implements OperationInvokerAdvisor {
         Object given = arguments.get("path");
         String[] path = (given instanceof String[] segments) ? segments : (given != null) ? new String[] { given.toString() } : new String[0];
         Set<String> plans = registry.plans(name).keySet();
+        if (properties.getConcurrencyLimits().containsKey(name)) {
+            return "'" + name + "' is a concurrency limit (limiter.concurrency-limits): its slots come back when calls end or their lease runs "
+                    + "out, so there is nothing to reset, refund or retune; GET /actuator/limiters/" + name + "/{key} reads a key's calls in flight";
+        }
         if (registry.find(name).isEmpty() && plans.isEmpty()) {
-            return "No limiter named '" + name + "': the limiters are " + registry.names() + " (GET /actuator/limiters describes them)";
+            return "No limiter named '" + name + "': the limiters are " + registry.names()
+                    + (properties.getConcurrencyLimits().isEmpty() ? "" : ", the concurrency limits " + properties.getConcurrencyLimits().keySet())
+                    + " (GET /actuator/limiters describes them)";
         }
         if (String.join("", path).isEmpty()) {
             return "No key given: send the key after the limiter's name, such as /actuator/limiters/" + name + "/alice";

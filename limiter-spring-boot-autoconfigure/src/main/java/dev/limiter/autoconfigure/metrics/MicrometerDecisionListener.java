@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Algorithm;
+import dev.limiter.ConcurrencyEvent;
 import dev.limiter.Decision;
 import dev.limiter.DecisionEvent;
 import dev.limiter.DecisionListener;
@@ -33,7 +34,10 @@ import io.micrometer.observation.ObservationRegistry;
  * rejected, before anything is;</li>
  * <li>{@code limiter.redis.duration}: timer of the Redis round trip of each decision;</li>
  * <li>an observation {@code limiter.decision} around each decision, so traces show it: started
- * when the limiter starts deciding ({@link #onStart}), stopped by its event.</li>
+ * when the limiter starts deciding ({@link #onStart}), stopped by its event;</li>
+ * <li>{@code limiter.concurrency.decisions}: counter of attempts to take a slot of a concurrency limit,
+ * by outcome ({@code allowed}, {@code rejected}) and backend;</li>
+ * <li>{@code limiter.concurrency.wait}: timer of each {@code acquire} of a slot, by outcome, waiting included.</li>
  * </ul>
  * Meters are looked up once per limiter, outcome and backend, then kept; a limiter retuned to another
  * algorithm counts on meters tagged with the new one from then on.
@@ -48,6 +52,10 @@ final class MicrometerDecisionListener implements DecisionListener {
 
     static final String OBSERVATION = "limiter.decision";
 
+    static final String CONCURRENCY_DECISIONS = "limiter.concurrency.decisions";
+
+    static final String CONCURRENCY_WAIT = "limiter.concurrency.wait";
+
     private static final Outcome[] OUTCOMES = Outcome.values();
 
     private static final DecisionSource[] SOURCES = DecisionSource.values();
@@ -57,6 +65,8 @@ final class MicrometerDecisionListener implements DecisionListener {
     private final ObservationRegistry observations;
 
     private final Map<String, LimiterMeters> byLimiter = new ConcurrentHashMap<>();
+
+    private final Map<String, ConcurrencyMeters> byConcurrencyLimit = new ConcurrentHashMap<>();
 
     MicrometerDecisionListener(MeterRegistry meters, ObservationRegistry observations) {
         this.meters = meters;
@@ -105,6 +115,15 @@ final class MicrometerDecisionListener implements DecisionListener {
         }
     }
 
+    @Override
+    public void onConcurrencyDecision(ConcurrencyEvent event) {
+        ConcurrencyMeters meters = byConcurrencyLimit.computeIfAbsent(event.limiter().name(), ConcurrencyMeters::new);
+        meters.counter(event.outcome(), event.source()).increment();
+        if (event.waitedNanos() >= 0) {
+            meters.waited(event.outcome()).record(event.waitedNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
     /** Whether an allowed decision left less than 20% of its limit, in whole numbers: remaining / limit < 1/5. */
     static boolean nearLimit(Decision decision) {
         return decision.remaining() * 5 < decision.limit();
@@ -118,6 +137,45 @@ final class MicrometerDecisionListener implements DecisionListener {
         }
         return byLimiter.compute(limiter.name(), (name, existing) -> (existing != null && existing.algorithm == algorithm) ? existing
                 : new LimiterMeters(name, algorithm));
+    }
+
+    /** The meters of one concurrency limit; registered on first use. */
+    private final class ConcurrencyMeters {
+
+        private final String name;
+
+        private final Counter[] counters = new Counter[OUTCOMES.length * SOURCES.length];
+
+        private final Timer[] waits = new Timer[OUTCOMES.length];
+
+        ConcurrencyMeters(String name) {
+            this.name = name;
+        }
+
+        Counter counter(Outcome outcome, DecisionSource source) {
+            int index = outcome.ordinal() * SOURCES.length + source.ordinal();
+            Counter counter = counters[index];
+            if (counter == null) {
+                counter = Counter.builder(CONCURRENCY_DECISIONS)
+                    .description("Attempts to take a slot of a concurrency limit, by what became of them and what decided")
+                    .tags("limiter", name, "outcome", outcome.tag(), "backend", source.tag())
+                    .register(meters);
+                counters[index] = counter;
+            }
+            return counter;
+        }
+
+        Timer waited(Outcome outcome) {
+            Timer timer = waits[outcome.ordinal()];
+            if (timer == null) {
+                timer = Timer.builder(CONCURRENCY_WAIT)
+                    .description("Time a call spent taking a slot of a concurrency limit, waiting for one included")
+                    .tags("limiter", name, "outcome", outcome.tag())
+                    .register(meters);
+                waits[outcome.ordinal()] = timer;
+            }
+            return timer;
+        }
     }
 
     /** The meters of one limiter; counters are registered on first use. */

@@ -124,7 +124,7 @@ class LimiterActuatorTests {
             assertThat(orders.lease()).isEqualTo(new LeaseDescriptor(4, "PT0.02S"));
             assertThat(sources.get("lease")).isEqualTo("limiter.limiters.orders.lease");
 
-            LimiterDescriptor search = endpoint.limiter("search");
+            LimiterDescriptor search = (LimiterDescriptor) endpoint.limiter("search");
             assertThat(search.algorithm()).isEqualTo("sliding-window");
             assertThat(search.limits()).containsExactly(new LimitDescriptor(100, "PT1M", null));
             assertThat(search.subWindows()).isEqualTo(6);
@@ -139,8 +139,8 @@ class LimiterActuatorTests {
 
             // A limiter the application registers in code took nothing from configuration or annotations.
             context.getBean(RateLimiterRegistry.class).register("exports", Algorithm.FIXED_WINDOW, LimitSpec.of(10, Duration.ofMinutes(1)));
-            assertThat(endpoint.limiter("exports").sources()).isEmpty();
-            assertThat(endpoint.limiter("exports").algorithm()).isEqualTo("fixed-window");
+            assertThat(((LimiterDescriptor) endpoint.limiter("exports")).sources()).isEmpty();
+            assertThat(((LimiterDescriptor) endpoint.limiter("exports")).algorithm()).isEqualTo("fixed-window");
         });
     }
 
@@ -178,13 +178,13 @@ class LimiterActuatorTests {
             }
         }).run((context) -> {
             LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
-            LimiterDescriptor search = endpoint.limiter("search");
+            LimiterDescriptor search = (LimiterDescriptor) endpoint.limiter("search");
             assertThat(search.limits()).containsExactly(new LimitDescriptor(120, "PT2M", null));
             assertThat(search.sources()).containsEntry("limit", "limiter.limiters.search.limit");
             assertThat(search.origins()).containsEntry("limit", "class path resource [limiter-origins.yml] - 4:14")
                 .containsEntry("window", "class path resource [limiter-origins.yml] - 5:15");
             // What an annotation or a default set has no property origin.
-            LimiterDescriptor orders = endpoint.limiter("orders");
+            LimiterDescriptor orders = (LimiterDescriptor) endpoint.limiter("orders");
             assertThat(orders.sources().get("algorithm")).isEqualTo(orders.usedBy().get(0));
             assertThat(orders.origins()).doesNotContainKeys("algorithm", "shadow");
         });
