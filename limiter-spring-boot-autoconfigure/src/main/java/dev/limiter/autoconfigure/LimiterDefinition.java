@@ -79,17 +79,14 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
         boolean configuredSingle = configured != null
                 && (configured.getLimit() != null || configured.getWindow() != null || configured.getBurst() != null);
         if (configured != null && !configured.getLimits().isEmpty()) {
-            if (configured.getZone() != null || configured.getAnchorDay() != null) {
-                throw new LimiterConfigurationException(property(name, "zone"), configured.getZone(),
-                        "A calendar window is one window of limit, window and zone, not one of several limits",
-                        "Set limit, window and zone instead of limits, or remove zone and anchor-day");
-            }
             if (configuredSingle) {
                 // Boot's own exception: its failure analysis lists the properties and where each is set.
                 throw mutuallyExclusive(property(name, ""), configured.getLimit(), configured.getWindow(), configured.getBurst());
             }
             from.put("limits", property(name, "limits"));
-            return configuredLimits(property(name, ""), algorithm, configured.getLimits());
+            List<LimitSpec> limits = configuredLimits(name, configured, property(name, ""), algorithm, configured.getLimits());
+            checkCalendarUsed(name, configured, limits);
+            return limits;
         }
         // The annotation's limits refuse its limit or window beside them, even where a configured limit would replace both.
         if (annotation != null && annotation.setsLimits() && (annotation.setsLimit() || !configuredSingle)) {
@@ -139,24 +136,11 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
             throw new LimiterConfigurationException(property(name, "anchor-day"), anchorDay, "An anchor day applies to month windows (1mo) only, not to 1"
                     + unitText(unit), "Set " + property(name, "window") + "=1mo, or remove " + property(name, "anchor-day"));
         }
-        if (anchorDay != null && (anchorDay < 1 || anchorDay > 31)) {
-            throw new LimiterConfigurationException(property(name, "anchor-day"), anchorDay, "The anchor day is a day of the month",
-                    "Set " + property(name, "anchor-day") + " between 1 and 31 (31: the last day of every month)");
-        }
-        return new CalendarWindow(unit, zone, (anchorDay != null) ? anchorDay : 1);
+        return new CalendarWindow(unit, zone, (anchorDay != null) ? checkAnchorDay(name, anchorDay) : 1);
     }
 
     private static String unitText(CalendarWindow.@Nullable Unit unit) {
         return (unit == CalendarWindow.Unit.MONTH) ? "mo" : (unit == CalendarWindow.Unit.WEEK) ? "w" : "d";
-    }
-
-    /** Refuses a calendar unit (1w, 1mo) written where no zone can apply: one of several limits, or a plan's. */
-    static void noCalendarUnit(LimiterProperties.Limit limit, String where) {
-        if (limit.windowUnit() != null) {
-            throw new LimiterConfigurationException(where + ".window", "1" + unitText(limit.windowUnit()),
-                    "Calendar windows are set on a limiter itself, with its zone, not on one of several limits or a plan",
-                    "Set window, zone and anchor-day on the limiter, or a length such as 7d here");
-        }
     }
 
     /**
@@ -180,20 +164,93 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
                 List.of(base + ".limits", base + ".limit", base + ".window", base + ".burst"));
     }
 
-    /** @param base the property holding the limits, such as limiter.limiters.api or limiter.limiters.api.plans.pro */
-    static List<LimitSpec> configuredLimits(String base, Algorithm algorithm, List<LimiterProperties.Limit> configured) {
+    /**
+     * @param name the limiter
+     * @param owner the limiter's properties, whose zone and anchor day make windows of 1d, 1w and 1mo calendar windows
+     * @param base the property holding the limits, such as limiter.limiters.api or limiter.limiters.api.plans.pro
+     */
+    static List<LimitSpec> configuredLimits(String name, LimiterProperties.Limiter owner, String base, Algorithm algorithm,
+            List<LimiterProperties.Limit> configured) {
         List<LimitSpec> limits = new ArrayList<>();
         for (int i = 0; i < configured.size(); i++) {
             LimiterProperties.Limit limit = configured.get(i);
             String where = base + ".limits[" + i + "]";
-            noCalendarUnit(limit, where);
             if (limit.getLimit() == null || limit.getWindow() == null) {
                 throw new LimiterConfigurationException(where, (limit.getLimit() == null ? "no limit" : "no window"),
                         "Each of several limits needs a limit and a window", "Set " + where + ".limit and " + where + ".window");
             }
-            limits.add(configuredLimit(where, algorithm, limit.getLimit(), limit.getWindow(), limit.getBurst()));
+            limits.add(configuredLimit(name, owner, where, algorithm, limit));
         }
         return limits;
+    }
+
+    /**
+     * One limit set by properties under {@code where} (one of several, or a plan's): a calendar window when its
+     * window is 1d, 1w or 1mo and limiter {@code name} has a zone, else a window of that length.
+     */
+    static LimitSpec configuredLimit(String name, LimiterProperties.Limiter owner, String where, Algorithm algorithm,
+            LimiterProperties.Limit limit) {
+        Long permits = limit.getLimit();
+        Duration window = limit.getWindow();
+        if (permits == null || window == null) {
+            throw new IllegalStateException("limit and window are checked before");
+        }
+        LimitSpec spec = configuredLimit(where, algorithm, permits, window, limit.getBurst());
+        CalendarWindow calendar = calendarOf(name, algorithm, owner, limit, where);
+        return (calendar != null) ? LimitSpec.perCalendar(spec.limit(), calendar) : spec;
+    }
+
+    /**
+     * The calendar window of one of several limits or a plan's: null for a window of fixed length. Under a
+     * limiter with a zone, a window of one day, week or month follows its calendar (months from its anchor
+     * day); 1w and 1mo without a zone are refused.
+     */
+    private static @Nullable CalendarWindow calendarOf(String name, Algorithm algorithm, LimiterProperties.Limiter owner,
+            LimiterProperties.Limit limit, String where) {
+        CalendarWindow.Unit unit = limit.windowUnit();
+        java.time.ZoneId zone = owner.getZone();
+        if (unit == null && (zone == null || !CalendarWindow.Unit.DAY.nominal().equals(limit.getWindow()))) {
+            return null;
+        }
+        if (zone == null) {
+            throw new LimiterConfigurationException(where + ".window", "1" + unitText(unit), "Calendar windows start at midnight of a time "
+                    + "zone, and limiter '" + name + "' names none", "Set " + property(name, "zone") + " (for example UTC or Europe/Berlin), "
+                            + "or a length such as 7d here");
+        }
+        if (algorithm != Algorithm.FIXED_WINDOW) {
+            throw new LimiterConfigurationException(property(name, "zone"), zone, "Calendar windows are counted by fixed-window only, not by "
+                    + algorithm.configName(), "Set " + property(name, "algorithm") + "=fixed-window, or remove " + property(name, "zone"));
+        }
+        CalendarWindow.Unit calendarUnit = (unit != null) ? unit : CalendarWindow.Unit.DAY;
+        Integer anchorDay = owner.getAnchorDay();
+        return new CalendarWindow(calendarUnit, zone, (anchorDay != null && calendarUnit == CalendarWindow.Unit.MONTH)
+                ? checkAnchorDay(name, anchorDay) : 1);
+    }
+
+    /**
+     * Refuses a zone that makes no window a calendar window, and an anchor day that starts no month window,
+     * among the limits of limiter {@code name} (several, or every plan's).
+     */
+    static void checkCalendarUsed(String name, LimiterProperties.Limiter owner, List<LimitSpec> limits) {
+        if (owner.getZone() != null && limits.stream().noneMatch((limit) -> limit.calendar() != null)) {
+            throw new LimiterConfigurationException(property(name, "zone"), owner.getZone(), "With a zone, limiter '" + name
+                    + "' counts its windows of 1d, 1w and 1mo by the calendar, and none of its limits has one",
+                    "Give a limit a window of 1d, 1w or 1mo, or remove " + property(name, "zone"));
+        }
+        if (owner.getAnchorDay() != null && limits.stream().noneMatch((limit) -> limit.calendar() != null
+                && limit.calendar().unit() == CalendarWindow.Unit.MONTH)) {
+            throw new LimiterConfigurationException(property(name, "anchor-day"), owner.getAnchorDay(), "An anchor day applies to month "
+                    + "windows (1mo) only, and no limit of limiter '" + name + "' has one", "Give a limit a window of 1mo, or remove "
+                            + property(name, "anchor-day"));
+        }
+    }
+
+    private static int checkAnchorDay(String name, int anchorDay) {
+        if (anchorDay < 1 || anchorDay > 31) {
+            throw new LimiterConfigurationException(property(name, "anchor-day"), anchorDay, "The anchor day is a day of the month",
+                    "Set " + property(name, "anchor-day") + " between 1 and 31 (31: the last day of every month)");
+        }
+        return anchorDay;
     }
 
     /** A limit set by properties under {@code where}: limit, window, and burst (default: the limit). */

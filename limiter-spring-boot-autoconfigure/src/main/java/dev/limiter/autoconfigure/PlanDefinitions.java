@@ -3,6 +3,7 @@ package dev.limiter.autoconfigure;
 import static dev.limiter.autoconfigure.LimiterDefinition.property;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -105,11 +106,6 @@ final class PlanDefinitions {
     static Plans register(String name, LimiterProperties.Limiter configured, @Nullable RateLimitedValues annotation,
             String site, Map<String, String> from, BiFunction<String, RateLimiterConfig, RateLimiter> register) {
         checkNoOwnLimits(name, configured);
-        if (configured.getZone() != null || configured.getAnchorDay() != null) {
-            throw new LimiterConfigurationException(property(name, "zone"), configured.getZone(),
-                    "Calendar windows are not counted by plans (limiter '" + name + "' has plans)",
-                    "Remove " + property(name, "zone") + " and " + property(name, "anchor-day") + ", or the plans");
-        }
         Algorithm algorithm = LimiterDefinition.algorithm(name, configured, annotation, site, from);
         int subWindows = LimiterDefinition.subWindows(name, configured, annotation, from);
         Duration maxWait = LimiterDefinition.maxWait(name, configured, annotation, from);
@@ -118,6 +114,7 @@ final class PlanDefinitions {
         from.put("plans", property(name, "plans"));
         Map<String, RateLimiter> limited = new LinkedHashMap<>();
         Set<String> unlimited = new TreeSet<>();
+        List<LimitSpec> everyLimit = new ArrayList<>();
         configured.getPlans().forEach((plan, planned) -> {
             String where = property(name, "plans." + plan);
             try {
@@ -138,7 +135,8 @@ final class PlanDefinitions {
                 unlimited.add(plan);
                 return;
             }
-            List<LimitSpec> limits = limits(name, plan, algorithm, planned);
+            List<LimitSpec> limits = limits(name, configured, plan, algorithm, planned);
+            everyLimit.addAll(limits);
             RateLimiterConfig config;
             try {
                 config = new RateLimiterConfig(algorithm, limits, subWindows, maxWait, onRedisFailure, RetunePolicy.RESET, lease);
@@ -149,6 +147,7 @@ final class PlanDefinitions {
             }
             limited.put(plan, register.apply(plan, config));
         });
+        LimiterDefinition.checkCalendarUsed(name, configured, everyLimit);
         if (limited.isEmpty()) {
             throw new LimiterConfigurationException(property(name, "plans"), unlimited, "Every plan of limiter '" + name
                     + "' is unlimited, so it limits no call", "Give a plan limits, or remove limiter.limiters." + name + ".plans");
@@ -173,16 +172,16 @@ final class PlanDefinitions {
     }
 
     /** The limits of plan {@code plan}, in the shapes a limiter takes them: limit, window and burst, or limits. */
-    private static List<LimitSpec> limits(String name, String plan, Algorithm algorithm, LimiterProperties.Plan planned) {
+    private static List<LimitSpec> limits(String name, LimiterProperties.Limiter owner, String plan, Algorithm algorithm,
+            LimiterProperties.Plan planned) {
         String where = property(name, "plans." + plan);
         boolean single = planned.getLimit() != null || planned.getWindow() != null || planned.getBurst() != null;
         if (!planned.getLimits().isEmpty()) {
             if (single) {
                 throw LimiterDefinition.mutuallyExclusive(where, planned.getLimit(), planned.getWindow(), planned.getBurst());
             }
-            return LimiterDefinition.configuredLimits(where, algorithm, planned.getLimits());
+            return LimiterDefinition.configuredLimits(name, owner, where, algorithm, planned.getLimits());
         }
-        LimiterDefinition.noCalendarUnit(planned, where);
         Long limit = planned.getLimit();
         Duration window = planned.getWindow();
         if (limit == null && window == null) {
@@ -194,7 +193,7 @@ final class PlanDefinitions {
             throw new LimiterConfigurationException(where + "." + missing, "(not set)", "Plan '" + plan + "' of limiter '" + name
                     + "' has no " + missing, "Set " + where + "." + missing);
         }
-        return List.of(LimiterDefinition.configuredLimit(where, algorithm, limit, window, planned.getBurst()));
+        return List.of(LimiterDefinition.configuredLimit(name, owner, where, algorithm, planned));
     }
 
     /** The plan expression: limiter.limiters.x.plan, else the annotation's (unless the property names a plan resolver). */

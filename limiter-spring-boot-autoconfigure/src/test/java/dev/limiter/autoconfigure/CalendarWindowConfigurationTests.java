@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.util.Map;
 
 import dev.limiter.CalendarWindow;
 import dev.limiter.Decision;
@@ -106,9 +107,77 @@ class CalendarWindowConfigurationTests {
     }
 
     @Test
-    void monthInOneOfSeveralLimits() {
+    void monthInOneOfSeveralLimitsWithoutZone() {
         failure(new String[] { "algorithm=fixed-window", "limits[0].limit=5", "limits[0].window=1mo" }, "limiter.limiters.q.limits[0].window",
-                "1mo", "on the limiter");
+                "1mo", "limiter.limiters.q.zone");
+    }
+
+    /** Under a zone, a day among several limits is a calendar day; an hour beside it stays an hour. */
+    @Test
+    void aCalendarDayBesideAnHourAmongSeveralLimits() {
+        this.contextRunner.withPropertyValues("limiter.limiters.api.algorithm=fixed-window", "limiter.limiters.api.zone=Europe/Berlin",
+                "limiter.limiters.api.limits[0].limit=10", "limiter.limiters.api.limits[0].window=1h",
+                "limiter.limiters.api.limits[1].limit=15", "limiter.limiters.api.limits[1].window=1d")
+            .run((context) -> {
+                RateLimiter api = context.getBean(RateLimiterRegistry.class).get("api");
+                assertThat(api.config().limits()).containsExactly(LimitSpec.of(10, Duration.ofHours(1)),
+                        LimitSpec.perCalendar(15, CalendarWindow.days(BERLIN)));
+                // 23:00 in Berlin: ten in this hour, then the hour's limit rejects until midnight, which also starts a new day.
+                assertThat(api.tryAcquire("k", 10).allowed()).isTrue();
+                assertThat(api.tryAcquire("k").retryAfter()).isEqualTo(Duration.ofHours(1));
+                context.getBean(VirtualClock.class).advance(Duration.ofHours(1));
+                assertThat(api.tryAcquire("k", 10).allowed()).as("a new hour and a new calendar day").isTrue();
+                context.getBean(VirtualClock.class).advance(Duration.ofHours(1));
+                assertThat(api.tryAcquire("k", 5).allowed()).isTrue();
+                Decision spent = api.tryAcquire("k");
+                assertThat(spent.allowed()).as("the day's 15 are taken, at 01:00").isFalse();
+                assertThat(spent.retryAfter()).as("until midnight, Berlin time").isEqualTo(Duration.ofHours(23));
+            });
+    }
+
+    /** A limiter's zone and anchor day apply to its plans' windows: a billing month per plan. */
+    @Test
+    void billingMonthsPerPlan() {
+        this.contextRunner.withPropertyValues("limiter.limiters.billing.algorithm=fixed-window", "limiter.limiters.billing.zone=Europe/Berlin",
+                "limiter.limiters.billing.anchor-day=15", "limiter.limiters.billing.default-plan=free",
+                "limiter.limiters.billing.plans.free.limit=100", "limiter.limiters.billing.plans.free.window=1mo",
+                "limiter.limiters.billing.plans.pro.limits[0].limit=50", "limiter.limiters.billing.plans.pro.limits[0].window=1h",
+                "limiter.limiters.billing.plans.pro.limits[1].limit=5000", "limiter.limiters.billing.plans.pro.limits[1].window=1mo")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                Map<String, RateLimiter> plans = context.getBean(RateLimiterRegistry.class).plans("billing");
+                assertThat(plans.get("free").config().limits()).containsExactly(LimitSpec.perCalendar(100, CalendarWindow.months(BERLIN, 15)));
+                assertThat(plans.get("pro").config().limits()).containsExactly(LimitSpec.of(50, Duration.ofHours(1)),
+                        LimitSpec.perCalendar(5000, CalendarWindow.months(BERLIN, 15)));
+                Decision decision = plans.get("free").tryAcquire("customer-1", 100);
+                assertThat(decision.allowed()).isTrue();
+                assertThat(plans.get("free").tryAcquire("customer-1").retryAfter()).as("until midnight of the 15th, Berlin time")
+                    .isEqualTo(Duration.ofHours(1));
+                LimiterDescriptor described = (LimiterDescriptor) context.getBean(LimitersEndpoint.class).limiter("billing");
+                assertThat(described.plans().get("free").limits()).containsExactly(new LimitDescriptor(100, "1mo", null, "Europe/Berlin", 15));
+            });
+    }
+
+    @Test
+    void zoneWhereNoLimitHasACalendarWindow() {
+        failure(new String[] { "algorithm=fixed-window", "zone=UTC", "limits[0].limit=5", "limits[0].window=1h" }, "limiter.limiters.q.zone",
+                "UTC", "1d, 1w or 1mo");
+        failure(new String[] { "algorithm=fixed-window", "zone=UTC", "plans.free.limit=5", "plans.free.window=1h" }, "limiter.limiters.q.zone",
+                "UTC", "1d, 1w or 1mo");
+    }
+
+    @Test
+    void anchorDayWhereNoLimitHasAMonth() {
+        failure(new String[] { "algorithm=fixed-window", "zone=UTC", "anchor-day=3", "limits[0].limit=5", "limits[0].window=1d" },
+                "limiter.limiters.q.anchor-day", "3", "1mo");
+        failure(new String[] { "algorithm=fixed-window", "zone=UTC", "anchor-day=3", "plans.free.limit=5", "plans.free.window=1w" },
+                "limiter.limiters.q.anchor-day", "3", "1mo");
+    }
+
+    @Test
+    void aPlansMonthOnAnotherAlgorithm() {
+        failure(new String[] { "algorithm=sliding-window", "zone=UTC", "plans.free.limit=5", "plans.free.window=1mo" }, "limiter.limiters.q.zone",
+                "UTC", "algorithm=fixed-window");
     }
 
     @Test
