@@ -108,6 +108,26 @@ class CalendarWindowScriptTests {
         }
     }
 
+    /** Two calendar windows in one state (a day and a billing month, as a plan may have): each by its own boundaries. */
+    @Test
+    void calendarDayBesideABillingMonth() {
+        VirtualClock clock = new VirtualClock(at("2026-02-26T22:30", BERLIN));
+        RateLimiterConfig config = RateLimiterConfig.builder(Algorithm.FIXED_WINDOW).limit(LimitSpec.perCalendar(4, CalendarWindow.days(BERLIN)))
+            .limit(LimitSpec.perCalendar(30, CalendarWindow.months(BERLIN, 1))).build();
+        RateLimiter redis = Backend.REDIS.factory(clock, TestRedisSupport.uniquePrefix()).create("two", config);
+        RateLimiter memory = Backend.MEMORY.factory(clock, null).create("two", config);
+        Random random = new Random(11);
+        int allowed = 0;
+        for (int step = 0; step < 300; step++) {
+            clock.advanceMicros(random.nextLong(4 * 60 * 60_000_000L));
+            Decision fromRedis = redis.tryAcquire("k");
+            assertEquals(memory.tryAcquire("k"), fromRedis, "step " + step);
+            allowed += fromRedis.allowed() ? 1 : 0;
+        }
+        // About 25 days: the month's 30 (twice, across March 1) bind, not only the day's 4.
+        assertThat(allowed).isBetween(31, 99);
+    }
+
     /** In production Redis TIME decides, among the boundaries around the application's clock. */
     @Test
     void redisTimeDecidesTheDay() {
