@@ -47,6 +47,9 @@ public final class RateLimitRules {
 
     private final List<LimitedRule> rules;
 
+    /** Each rule alone, by its index: the matching rules of a request that one rule matches, with nothing to allocate. */
+    private final List<List<LimitedRule>> alone;
+
     private final DecisionOutcomes outcomes;
 
     /** How {@code #clientIp} is found; null when no rule reads it. */
@@ -69,6 +72,7 @@ public final class RateLimitRules {
             prepared.add(LimitedRule.of(rule, () -> limiters.get(rule.limiter()), methods));
         }
         this.rules = List.copyOf(prepared);
+        this.alone = this.rules.stream().map(List::of).toList();
         this.outcomes = methods.outcomes();
         // Found per request only when a rule reads #clientIp.
         this.clientIps = this.rules.stream().anyMatch(LimitedRule::usesClientIp) ? methods.clientIps() : null;
@@ -126,7 +130,8 @@ public final class RateLimitRules {
             return;
         }
         RuleAdmission admission = new RuleAdmission(CurrentServletRequest.of(request, clientIps), outcomes, lookups, decisions);
-        for (LimitedRule rule : matching) {
+        for (int i = 0; i < matching.size(); i++) {
+            LimitedRule rule = matching.get(i);
             LimitedRule.Call call = admission.call(rule);
             if (call != null) {
                 admission.follow(rule, call, admission.decide(rule, call));
@@ -222,16 +227,25 @@ public final class RateLimitRules {
     }
 
     private List<LimitedRule> matching(Predicate<LimitedRule> matches) {
+        // Indexed, and no list made for the common request one rule matches: both showed in allocation profiles.
+        int first = -1;
         List<LimitedRule> matching = null;
-        for (LimitedRule rule : rules) {
+        for (int i = 0; i < rules.size(); i++) {
+            LimitedRule rule = rules.get(i);
             if (matches.test(rule)) {
-                if (matching == null) {
-                    matching = new ArrayList<>(2);
+                if (first < 0) {
+                    first = i;
                 }
-                matching.add(rule);
+                else {
+                    if (matching == null) {
+                        matching = new ArrayList<>(4);
+                        matching.add(rules.get(first));
+                    }
+                    matching.add(rule);
+                }
             }
         }
-        return (matching != null) ? matching : List.of();
+        return (matching != null) ? matching : (first >= 0) ? alone.get(first) : List.of();
     }
 
     @Override

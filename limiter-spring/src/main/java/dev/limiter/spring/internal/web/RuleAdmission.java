@@ -3,6 +3,7 @@ package dev.limiter.spring.internal.web;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimitExceededException;
@@ -23,7 +24,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * and gathers what the request then carries: the RateLimit header fields of the rules that allowed
  * it and the longest wait for a turn. The first rejection ends it.
  */
-final class RuleAdmission {
+final class RuleAdmission implements RateLimitResponse {
 
     private final ServedRequest request;
 
@@ -35,8 +36,15 @@ final class RuleAdmission {
 
     private @Nullable EvaluationContext context;
 
-    /** The fields of the limiters that allowed the request, by their policy (one entry per limiter). */
-    private final Map<String, String> fields = new LinkedHashMap<>();
+    /*
+     * The fields of the limiters that allowed the request, by their policy (one entry per limiter): the first
+     * in two fields, for the request one rule applies to; a map from the second policy on.
+     */
+    private @Nullable String firstPolicy;
+
+    private @Nullable String firstRateLimit;
+
+    private @Nullable Map<String, String> fields;
 
     private Duration turnIn = Duration.ZERO;
 
@@ -72,7 +80,7 @@ final class RuleAdmission {
         if (decided != null) {
             decisions.decided(decided, call.cost(), decision);
         }
-        outcomes.record(rule, call.plan(), rule.headerFields(call), call.key(), consequence, fields::put);
+        outcomes.record(rule, call.plan(), rule.headerFields(call), call.key(), consequence, this);
         switch (consequence.step()) {
             case FAIL -> throw new RateLimitExceededException(rule.limiter().name(), call.plan(), decision);
             case AWAIT_TURN -> {
@@ -90,15 +98,34 @@ final class RuleAdmission {
         return turnIn;
     }
 
+    /** Keeps the fields of one limiter that allowed the request, for {@link #setHeaderFields(RateLimitResponse)}. */
+    @Override
+    public void setHeaderFields(String policy, String rateLimit) {
+        Map<String, String> more = this.fields;
+        if (more != null) {
+            more.put(policy, rateLimit);
+        }
+        else if (firstPolicy == null || firstPolicy.equals(policy)) {
+            firstPolicy = policy;
+            firstRateLimit = rateLimit;
+        }
+        else {
+            more = new LinkedHashMap<>();
+            more.put(firstPolicy, Objects.requireNonNull(firstRateLimit));
+            more.put(policy, rateLimit);
+            this.fields = more;
+        }
+    }
+
     /** Sets the RateLimit header fields of every limiter that allowed the request, each as one member of the lists. */
     void setHeaderFields(RateLimitResponse response) {
-        if (fields.size() == 1) {
-            // One rule applied, the common case: its fields as they are.
-            Map.Entry<String, String> only = fields.entrySet().iterator().next();
-            response.setHeaderFields(only.getKey(), only.getValue());
+        Map<String, String> more = this.fields;
+        if (more != null) {
+            response.setHeaderFields(String.join(", ", more.keySet()), String.join(", ", more.values()));
         }
-        else if (!fields.isEmpty()) {
-            response.setHeaderFields(String.join(", ", fields.keySet()), String.join(", ", fields.values()));
+        else if (firstPolicy != null) {
+            // One rule applied, the common case: its fields as they are.
+            response.setHeaderFields(firstPolicy, Objects.requireNonNull(firstRateLimit));
         }
     }
 
