@@ -1,5 +1,7 @@
 package dev.limiter.gateway.internal;
 
+import java.net.URI;
+
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.spring.internal.web.RuleDecisions;
@@ -53,19 +55,26 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
             route.rule().rules().admit(request.servletRequest(), response, decisions);
         }
         catch (RateLimitExceededException ex) {
-            return answer(route.handler().handleRateLimitExceeded(ex));
+            return answer(request, route.handler().handleRateLimitExceeded(ex));
         }
         catch (MissingRateLimitKeyException ex) {
-            return answer(route.handler().handleMissingKey(ex));
+            return answer(request, route.handler().handleMissingKey(ex));
         }
         return next.handle(request);
     }
 
-    private static ServerResponse answer(ResponseEntity<ProblemDetail> answer) {
+    private static ServerResponse answer(ServerRequest request, ResponseEntity<ProblemDetail> answer) {
         ServerResponse.BodyBuilder response = ServerResponse.status(answer.getStatusCode()).headers((headers) -> headers.addAll(answer.getHeaders()));
         ProblemDetail body = answer.getBody();
-        // As Spring MVC answers a ProblemDetail: application/problem+json.
-        return (body != null) ? response.contentType(MediaType.APPLICATION_PROBLEM_JSON).body(body) : response.build();
+        if (body == null) {
+            return response.build();
+        }
+        // As Spring MVC answers a ProblemDetail from a controller: application/problem+json, and the request's
+        // path as its instance unless the handler named one (a ServerResponse body does neither by itself).
+        if (body.getInstance() == null) {
+            body.setInstance(URI.create(request.servletRequest().getRequestURI()));
+        }
+        return response.contentType(MediaType.APPLICATION_PROBLEM_JSON).body(body);
     }
 
     private Prepared prepared(ServerRequest request) {
