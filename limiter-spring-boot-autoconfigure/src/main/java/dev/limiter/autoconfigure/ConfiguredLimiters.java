@@ -4,8 +4,10 @@ import static dev.limiter.autoconfigure.LimiterDefinition.property;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import dev.limiter.Algorithm;
@@ -89,9 +91,17 @@ final class ConfiguredLimiters {
      * used name closest to it: code may still get it from the registry, so it is no error.
      */
     static void check(LimiterDefinitions definitions) {
+        check(definitions, List.of());
+    }
+
+    /** As {@link #check(LimiterDefinitions)}, counting the limiters {@code others} use (gateway routes, outgoing calls) as used. */
+    static void check(LimiterDefinitions definitions, List<LimiterSites> others) {
         LimiterProperties properties = definitions.properties();
         Set<String> used = new TreeSet<>(definitions.usedNames());
         properties.getRules().stream().map(LimiterProperties.Rule::getLimiter).filter(Objects::nonNull).map(String::trim).forEach(used::add);
+        Map<String, List<String>> elsewhere = new TreeMap<>();
+        others.forEach((sites) -> sites.sites().forEach((name, where) -> elsewhere.computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(where)));
+        used.addAll(elsewhere.keySet());
         properties.getLimiters().forEach((name, limiter) -> {
             String closest = used.contains(name) ? null : Misspelling.closest(name, used);
             try {
@@ -112,15 +122,18 @@ final class ConfiguredLimiters {
                                 + ex.getAction());
             }
             if (!used.contains(name)) {
-                reportUnused(definitions, name, closest, used);
+                reportUnused(definitions, name, closest, used, elsewhere);
             }
         });
     }
 
-    private static void reportUnused(LimiterDefinitions definitions, String name, @Nullable String closest, Set<String> used) {
-        String unused = property(name, "") + " configures a limiter that no @RateLimited method and no limiter.rules entry uses";
+    private static void reportUnused(LimiterDefinitions definitions, String name, @Nullable String closest, Set<String> used,
+            Map<String, List<String>> elsewhere) {
+        String unused = property(name, "") + " configures a limiter that no @RateLimited method, limiter.rules entry or route uses";
         if (closest != null) {
-            logger.warn(unused + "; did you mean '" + closest + "' (used by " + String.join(", ", usedBy(definitions, closest)) + ")? Rename "
+            List<String> sites = new ArrayList<>(usedBy(definitions, closest));
+            sites.addAll(elsewhere.getOrDefault(closest, List.of()));
+            logger.warn(unused + "; did you mean '" + closest + "' (used by " + String.join(", ", sites) + ")? Rename "
                     + property(name, "") + " to " + property(closest, "") + " if so; ignore this if code gets '" + name
                     + "' from the RateLimiterRegistry");
         }

@@ -84,8 +84,9 @@ public final class LimiterAutoConfiguration {
 
     /** Once every bean is created, a configured limiter that nothing completes is reported. */
     @Bean
-    static SmartInitializingSingleton limiterConfigurationCheck(ObjectProvider<LimiterDefinitions> definitions) {
-        return () -> ConfiguredLimiters.check(definitions.getObject());
+    static SmartInitializingSingleton limiterConfigurationCheck(ObjectProvider<LimiterDefinitions> definitions,
+            ObjectProvider<LimiterSites> sites) {
+        return () -> ConfiguredLimiters.check(definitions.getObject(), sites.orderedStream().toList());
     }
 
     @Bean

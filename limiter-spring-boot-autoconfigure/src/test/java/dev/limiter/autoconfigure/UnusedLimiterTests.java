@@ -3,6 +3,8 @@ package dev.limiter.autoconfigure;
 import static dev.limiter.autoconfigure.LimiterConfigurationFailureTests.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.limiter.RateLimiterRegistry;
@@ -54,8 +56,8 @@ class UnusedLimiterTests {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(RateLimiterRegistry.class).find("ordrs")).as("code may still use it").isPresent();
         });
-        assertThat(output).contains("WARN").contains("limiter.limiters.ordrs configures a limiter that no @RateLimited method and no "
-                + "limiter.rules entry uses; did you mean 'orders' (used by @RateLimited on OrdersService.place())? Rename "
+        assertThat(output).contains("WARN").contains("limiter.limiters.ordrs configures a limiter that no @RateLimited method, "
+                + "limiter.rules entry or route uses; did you mean 'orders' (used by @RateLimited on OrdersService.place())? Rename "
                 + "limiter.limiters.ordrs to limiter.limiters.orders if so; ignore this if code gets 'ordrs' from the RateLimiterRegistry");
     }
 
@@ -65,8 +67,21 @@ class UnusedLimiterTests {
             .run((context) -> assertThat(context).hasNotFailed());
         assertThat(output).doesNotContain("WARN")
             .contains("INFO")
-            .contains("limiter.limiters.reports configures a limiter that no @RateLimited method and no limiter.rules entry uses: only "
+            .contains("limiter.limiters.reports configures a limiter that no @RateLimited method, limiter.rules entry or route uses: only "
                     + "code that gets it from the RateLimiterRegistry uses it (the limiters used are [orders])");
+    }
+
+    /** Limiters that other modules use by name (gateway routes, outgoing calls) are used, and named as used where they are. */
+    @Test
+    void aLimiterThatARouteUsesIsNotReportedAndIsNamedAsTheClosest(CapturedOutput output) {
+        this.contextRunner
+            .withPropertyValues("limiter.limiters.catalog.limit=5", "limiter.limiters.catalog.window=1s", "limiter.limiters.catalg.limit=5",
+                    "limiter.limiters.catalg.window=1s")
+            .withBean(LimiterSites.class, () -> () -> Map.of("catalog", List.of("spring.cloud.gateway.server.webflux.routes[2] (route catalog)")))
+            .run((context) -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("limiter.limiters.catalog configures")
+            .contains("limiter.limiters.catalg configures a limiter that no @RateLimited method, limiter.rules entry or route uses; "
+                    + "did you mean 'catalog' (used by spring.cloud.gateway.server.webflux.routes[2] (route catalog))?");
     }
 
     @Test

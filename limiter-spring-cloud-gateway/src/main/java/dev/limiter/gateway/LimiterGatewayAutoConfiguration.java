@@ -1,11 +1,16 @@
 package dev.limiter.gateway;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.LimiterProperties;
+import dev.limiter.autoconfigure.LimiterSites;
 import dev.limiter.autoconfigure.web.LimiterWebFluxAutoConfiguration;
 import dev.limiter.autoconfigure.web.LimiterWebMvcAutoConfiguration;
 import dev.limiter.gateway.internal.GatewayLimits;
+import dev.limiter.gateway.internal.GatewayRouteSites;
 import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.internal.web.WebFluxRejections;
 
@@ -18,6 +23,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.route.RouteDefinition;
+import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
+import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
+import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -39,7 +49,7 @@ import org.springframework.web.reactive.HandlerResultHandler;
 @ConditionalOnBean(RateLimitedMethods.class)
 @Conditional(LimiterGatewayAutoConfiguration.OnGateway.class)
 @EnableConfigurationProperties(LimiterGatewayProperties.class)
-@Import(LimiterGatewayAutoConfiguration.ReactiveGateway.class)
+@Import({ LimiterGatewayAutoConfiguration.ReactiveGateway.class, LimiterGatewayAutoConfiguration.ServerMvcGateway.class })
 public final class LimiterGatewayAutoConfiguration {
 
     @Bean
@@ -47,6 +57,33 @@ public final class LimiterGatewayAutoConfiguration {
     GatewayLimits limiterGatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties,
             LimiterGatewayProperties gateway) {
         return new GatewayLimits(registry, methods, properties, gateway.isRedisRateLimiterHeaders());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties")
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static class ServerMvcGateway {
+
+        /** The limiters the Server MVC gateway's YAML routes name, so that the startup check counts them as used. */
+        @Bean
+        LimiterSites limiterServerMvcGatewaySites(ObjectProvider<GatewayMvcProperties> gateway) {
+            return () -> {
+                GatewayRouteSites sites = new GatewayRouteSites("spring.cloud.gateway.server.webmvc.routes");
+                gateway.ifAvailable((properties) -> {
+                    List<RouteProperties> routes = properties.getRoutes();
+                    for (int i = 0; i < routes.size(); i++) {
+                        for (FilterProperties filter : routes.get(i).getFilters()) {
+                            sites.filter(i, routes.get(i).getId(), filter.getName(), filter.getArgs(), false);
+                        }
+                    }
+                    GatewayRouteSites byId = new GatewayRouteSites("spring.cloud.gateway.server.webmvc.routes-map");
+                    properties.getRoutesMap().forEach((id, route) -> route.getFilters()
+                        .forEach((filter) -> byId.filter(-1, id, filter.getName(), filter.getArgs(), false)));
+                    byId.sites().forEach((name, where) -> sites.sites().computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(where));
+                });
+                return sites.sites();
+            };
+        }
     }
 
     /** Either gateway on the class path: without one, this module's jar alone adds nothing. */
@@ -78,6 +115,29 @@ public final class LimiterGatewayAutoConfiguration {
         @ConditionalOnMissingBean(name = "limiter")
         LimiterRateLimiter limiter(GatewayLimits limits, ObjectProvider<ConfigurationService> configurationService) {
             return new LimiterRateLimiter(limits, configurationService.getIfAvailable());
+        }
+
+        /** The limiters the gateway's YAML routes name, so that the startup check counts them as used. */
+        @Bean
+        LimiterSites limiterReactiveGatewaySites(ObjectProvider<org.springframework.cloud.gateway.config.GatewayProperties> gateway) {
+            return () -> {
+                GatewayRouteSites sites = new GatewayRouteSites("spring.cloud.gateway.server.webflux.routes");
+                gateway.ifAvailable((properties) -> {
+                    List<RouteDefinition> routes = properties.getRoutes();
+                    for (int i = 0; i < routes.size(); i++) {
+                        for (FilterDefinition filter : routes.get(i).getFilters()) {
+                            sites.filter(i, routes.get(i).getId(), filter.getName(), filter.getArgs(), true);
+                        }
+                    }
+                    GatewayRouteSites defaults = new GatewayRouteSites("spring.cloud.gateway.server.webflux.default-filters");
+                    List<FilterDefinition> filters = properties.getDefaultFilters();
+                    for (int i = 0; i < filters.size(); i++) {
+                        defaults.filter(i, null, filters.get(i).getName(), filters.get(i).getArgs(), false);
+                    }
+                    defaults.sites().forEach((name, where) -> sites.sites().computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(where));
+                });
+                return sites.sites();
+            };
         }
 
         @Bean
