@@ -425,13 +425,8 @@ final class RedisRateLimiter implements RateLimiter {
             reply = reactive.execute(tuned.script(), List.of(redisKey, holdKey), Arrays.asList(args(tuned, permits)));
         }
         catch (RuntimeException ex) {
-            try {
-                return CompletableFuture.completedFuture(new HoldingLimiter.Answer(afterFailure(tuned, redisKey, key, permits, heard, ex), false));
-            }
-            catch (RuntimeException failed) {
-                heard.onDecision(DecisionEvent.failed(this, failed));
-                throw failed;
-            }
+            // Never sent, or may have been: the policy decides, as for the blocking call.
+            return CompletableFuture.completedFuture(new HoldingLimiter.Answer(afterFailure(tuned, redisKey, key, permits, heard, ex), false));
         }
         return reply.handle((answer, failure) -> {
             if (failure != null) {

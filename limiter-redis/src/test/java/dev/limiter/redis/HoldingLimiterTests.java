@@ -111,6 +111,25 @@ class HoldingLimiterTests {
         assertThat(after.decision()).as("the held calls took nothing").isEqualTo(limiter.tryAcquire("twin", 1));
     }
 
+    /** Through the reactive API too, the decision reads the hold in its one script. */
+    @Test
+    void aReactiveDecisionReadsTheHoldToo() throws Exception {
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(redis).reactiveRedis(TestRedisSupport.sharedReactive())
+            .keyPrefix(prefix).clock(clock).build();
+        factories.add(factory);
+        HoldingLimiter holding = factory.holding(factory.create("partner", threePerMinute(Algorithm.SLIDING_LOG)));
+        RedisRateLimiter limiter = (RedisRateLimiter) holding.limiter();
+        assertThat(holding.tryAcquireAsync("acme", 1).toCompletableFuture().get().decision().remaining()).isEqualTo(2);
+        holding.hold("acme", Duration.ofSeconds(12));
+        long scripts = limiter.scriptCalls();
+        HoldingLimiter.Answer held = holding.tryAcquireAsync("acme", 1).toCompletableFuture().get();
+        assertThat(held.held()).isTrue();
+        assertThat(held.decision().retryAfter()).isEqualTo(Duration.ofSeconds(12));
+        assertThat(limiter.scriptCalls() - scripts).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(12));
+        assertThat(holding.tryAcquireAsync("acme", 1).toCompletableFuture().get().decision().remaining()).isEqualTo(1);
+    }
+
     @Test
     void aHoldIsOneCompanionKeyInTheLimitersHashTagKeptAsLongAsTheLongestHold() {
         RedisRateLimiterFactory factory = instance(0);
