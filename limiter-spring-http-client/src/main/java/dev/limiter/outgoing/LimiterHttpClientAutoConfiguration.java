@@ -80,8 +80,8 @@ public final class LimiterHttpClientAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        Holds limiterOutgoingHolds(RedisRateLimiterFactory factory) {
-            return new RedisHolds(factory);
+        Holds limiterOutgoingHolds(RedisRateLimiterFactory factory, ObjectProvider<LimiterClock> clock) {
+            return new RedisHolds(factory, clock.getIfAvailable(LimiterClock::system));
         }
     }
 

@@ -66,4 +66,27 @@ class HoldsAgreementTests {
             connections.destroy();
         }
     }
+
+    /** A limiter of another backend than the Redis factory's keeps its holds in the process, as the memory backend does. */
+    @Test
+    void aLimiterNotOfTheRedisFactoryKeepsItsHoldsInTheProcess(TestRedis redis) {
+        LettuceConnectionFactory connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+        connections.afterPropertiesSet();
+        connections.start();
+        VirtualClock clock = new VirtualClock();
+        RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(new StringRedisTemplate(connections)).clock(clock).build();
+        try {
+            RateLimiterConfig config = RateLimiterConfig.builder(Algorithm.GCRA).limit(LimitSpec.of(3, Duration.ofMinutes(1))).build();
+            HoldingLimiter holding = new RedisHolds(factory, clock).of(InMemoryRateLimiterFactory.builder().clock(clock).build().create("p", config));
+            holding.hold("acme", Duration.ofSeconds(5));
+            assertThat(holding.blocks()).isFalse();
+            assertThat(holding.tryAcquire("acme", 1).held()).isTrue();
+            clock.advance(Duration.ofSeconds(5));
+            assertThat(holding.tryAcquire("acme", 1).decision().allowed()).isTrue();
+        }
+        finally {
+            factory.close();
+            connections.destroy();
+        }
+    }
 }
