@@ -62,6 +62,22 @@ final class BlockingScripts {
         return execute(script, key, codec.argumentBytes(nowMicros, permits));
     }
 
+    /**
+     * Runs a decision script of {@code codec}'s configuration on {@code key}, with {@code holdKey} as its
+     * KEYS[2] (decision-prelude.lua), with the arguments of {@link ScriptCodec#arguments}.
+     */
+    List<?> execute(LuaScript script, String key, String holdKey, ScriptCodec codec, @Nullable Long nowMicros, long permits) {
+        if (direct == null) {
+            return redis.execute(script, List.of(key, holdKey), (Object[]) codec.arguments(nowMicros, permits));
+        }
+        byte[][] args = codec.argumentBytes(nowMicros, permits);
+        byte[][] keysAndArgs = new byte[2 + args.length][];
+        keysAndArgs[0] = key.getBytes(StandardCharsets.UTF_8);
+        keysAndArgs[1] = holdKey.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(args, 0, keysAndArgs, 2, args.length);
+        return execute(script, 2, keysAndArgs);
+    }
+
     /** Runs {@code script} on {@code key} with {@code args}, UTF-8 encoded, on the direct template's connection. */
     private List<?> execute(LuaScript script, String key, byte[][] args) {
         byte[][] keysAndArgs = new byte[1 + args.length][];

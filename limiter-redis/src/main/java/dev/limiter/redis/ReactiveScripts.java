@@ -39,6 +39,11 @@ final class ReactiveScripts {
         return redis.execute(script, List.of(key), args).<List<?>>map((reply) -> reply).single().toFuture();
     }
 
+    /** Runs {@code script} on {@code keys}, as {@link #execute(LuaScript, String, List)} on one. */
+    CompletableFuture<List<?>> execute(LuaScript script, List<String> keys, List<?> args) {
+        return redis.execute(script, keys, args).<List<?>>map((reply) -> reply).single().toFuture();
+    }
+
     /**
      * Runs {@code script} on the first {@code keys} of {@code keysAndArgs}, UTF-8 encoded, the rest
      * being its arguments, as {@link BlockingScripts#execute(LuaScript, int, byte[][])} takes them.

@@ -61,6 +61,24 @@ final class RedisKeys {
         };
     }
 
+    /** Where companion kinds go, after the user key: no feature's tag is this word (see {@link #companionTail}). */
+    static final String COMPANION = "companion";
+
+    /**
+     * End of the key of state an integration keeps beside a limiter's key, after the user key:
+     * {@code }:companion:<kind>}. Every feature's own keys end in {@code }:<tag>} or {@code }:<tag>:<fingerprint>}
+     * with a tag of {@link #tail} or {@code cc} (concurrency limits), never {@code companion}: so no kind,
+     * whatever its letters, names another feature's key of the same limiter and user key.
+     *
+     * @param kind lowercase letters, such as {@code hold}
+     */
+    static String companionTail(String kind) {
+        if (kind == null || !kind.matches("[a-z]+")) {
+            throw new IllegalArgumentException("kind must be lowercase letters but was '" + kind + "'");
+        }
+        return "}:" + COMPANION + ":" + kind;
+    }
+
     /**
      * Escapes a user key injectively: '%', '{' and '}' become %25, %7B and %7D, and an unpaired
      * surrogate (which UTF-8 cannot carry) becomes %uXXXX. A longer result is replaced by

@@ -25,6 +25,7 @@ import dev.limiter.RefundFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
 import dev.limiter.internal.CurrentTuning;
+import dev.limiter.internal.HoldingLimiter;
 import dev.limiter.internal.LimiterArguments;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 
@@ -246,7 +247,7 @@ final class RedisRateLimiter implements RateLimiter {
         LimiterArguments.checkPermits(permits);
         Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
-        Route route = beforeRedis(tuned, redisKey, key, permits, listener, true);
+        Route route = beforeRedis(tuned, redisKey, key, permits, listener, true, true);
         Decision decided = route.decision();
         if (decided != null) {
             return decided;
@@ -320,11 +321,14 @@ final class RedisRateLimiter implements RateLimiter {
      * @param heard what hears a decision made here: the limiter's listener, not started, since none of
      *     these leaves the process
      * @param mayBlock whether this caller may charge what the key owes itself, blocking
+     * @param mayLease whether the call may take leased permits or lease; false for a decision that reads a
+     *     hold, which permits leased earlier must not pass by
      * @throws RuntimeException what a step failed with, told to {@code heard} first as a failed decision
      */
-    private Route beforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock) {
+    private Route beforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock,
+            boolean mayLease) {
         try {
-            return stepsBeforeRedis(tuned, redisKey, key, permits, heard, mayBlock);
+            return stepsBeforeRedis(tuned, redisKey, key, permits, heard, mayBlock, mayLease);
         }
         catch (RuntimeException ex) {
             heard.onDecision(DecisionEvent.failed(this, ex));
@@ -332,8 +336,9 @@ final class RedisRateLimiter implements RateLimiter {
         }
     }
 
-    private Route stepsBeforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock) {
-        LocalLeases leases = tuned.leases();
+    private Route stepsBeforeRedis(Tuning tuned, String redisKey, String key, long permits, DecisionListener heard, boolean mayBlock,
+            boolean mayLease) {
+        LocalLeases leases = mayLease ? tuned.leases() : null;
         LocalLeases.Call call = (leases != null) ? leases.call(redisKey, permits) : null;
         Decision handedOut = (call != null) ? call.decision() : null;
         if (handedOut != null) {
@@ -361,6 +366,125 @@ final class RedisRateLimiter implements RateLimiter {
             return new Route(decision, null);
         }
         return (leaseCall != null) ? new Route(null, leaseCall) : Route.SCRIPT;
+    }
+
+    /**
+     * The decision of {@link #tryAcquire}, unless {@code holdKey} holds the key: the script reads the hold
+     * (its KEYS[2]) in the same round trip and, while it lasts, rejects without touching the key's state.
+     * Never batched, never leased: a hold another instance stored stops this call. The deny cache and the
+     * failure policy answer as for any call (a hold is not read while Redis fails).
+     */
+    HoldingLimiter.Answer tryAcquireUnlessHeld(String key, long permits, String holdKey) {
+        LimiterArguments.checkPermits(permits);
+        Tuning tuned = tuning.get();
+        String redisKey = redisKey(key, tuned);
+        Route route = beforeRedis(tuned, redisKey, key, permits, listener, true, false);
+        Decision decided = route.decision();
+        if (decided != null) {
+            return new HoldingLimiter.Answer(decided, false);
+        }
+        DecisionListener heard = listener.onStart(this);
+        try {
+            List<?> reply;
+            long start = System.nanoTime();
+            try {
+                scriptCalls.increment();
+                reply = sendWhenConnected(() -> redis.execute(tuned.script(), redisKey, holdKey, tuned.codec(), now(), permits));
+            }
+            catch (RuntimeException ex) {
+                return new HoldingLimiter.Answer(afterFailure(tuned, redisKey, key, permits, heard, ex), false);
+            }
+            availability.succeeded();
+            return answer(tuned, redisKey, key, permits, reply, System.nanoTime() - start, heard);
+        }
+        catch (RuntimeException ex) {
+            heard.onDecision(DecisionEvent.failed(this, ex));
+            throw ex;
+        }
+    }
+
+    /** {@link #tryAcquireUnlessHeld} through the reactive API, as {@link #tryAcquireAsync} is to {@link #tryAcquire}. */
+    CompletionStage<HoldingLimiter.Answer> tryAcquireUnlessHeldAsync(String key, long permits, String holdKey) {
+        ReactiveScripts reactive = this.reactive;
+        if (reactive == null) {
+            return CompletableFuture.completedFuture(tryAcquireUnlessHeld(key, permits, holdKey));
+        }
+        LimiterArguments.checkPermits(permits);
+        Tuning tuned = tuning.get();
+        String redisKey = redisKey(key, tuned);
+        Route route = beforeRedis(tuned, redisKey, key, permits, listener, false, false);
+        Decision decided = route.decision();
+        if (decided != null) {
+            return CompletableFuture.completedFuture(new HoldingLimiter.Answer(decided, false));
+        }
+        DecisionListener heard = listener.onStart(this);
+        CompletableFuture<List<?>> reply;
+        long start = System.nanoTime();
+        try {
+            scriptCalls.increment();
+            reply = reactive.execute(tuned.script(), List.of(redisKey, holdKey), Arrays.asList(args(tuned, permits)));
+        }
+        catch (RuntimeException ex) {
+            // Never sent, or may have been: the policy decides, as for the blocking call.
+            return CompletableFuture.completedFuture(new HoldingLimiter.Answer(afterFailure(tuned, redisKey, key, permits, heard, ex), false));
+        }
+        return reply.handle((answer, failure) -> {
+            if (failure != null) {
+                return new HoldingLimiter.Answer(afterFailure(tuned, redisKey, key, permits, heard, runtime(failure)), false);
+            }
+            availability.succeeded();
+            try {
+                return answer(tuned, redisKey, key, permits, answer, System.nanoTime() - start, heard);
+            }
+            catch (RuntimeException ex) {
+                heard.onDecision(DecisionEvent.failed(this, ex));
+                throw ex;
+            }
+        });
+    }
+
+    /**
+     * The answer in the reply of a script that read a hold: the hold's rejection, which says nothing of
+     * the key's state (neither remembered by the deny cache nor by the local shares, only told to the
+     * listener), or the limiter's decision as {@link #fromRedis} takes it.
+     */
+    private HoldingLimiter.Answer answer(Tuning tuned, String redisKey, String key, long permits, List<?> reply, long redisNanos,
+            DecisionListener heard) {
+        if (!ScriptCodec.heldByHold(reply)) {
+            return new HoldingLimiter.Answer(fromRedis(tuned, redisKey, key, permits, reply, redisNanos, heard), false);
+        }
+        Decision decision = tuned.codec().decision(reply);
+        if (denyCache != null) {
+            // A claim this caller may hold on a remembered rejection gets no answer of the key's state.
+            denyCache.settle(redisKey);
+        }
+        heard(heard, decision, redisNanos);
+        return new HoldingLimiter.Answer(decision, true);
+    }
+
+    /** The Redis key of state kept beside {@code key}'s, in its hash tag: {@code <head><key>}:companion:<kind>}. */
+    String companionKey(String key, String kind) {
+        return keyHead + RedisKeys.escape(key) + RedisKeys.companionTail(kind);
+    }
+
+    /** Whether this limiter decides on Redis as seen by {@code availability}: one of the factory's that has it. */
+    boolean decidesOn(RedisAvailability availability) {
+        return this.availability == availability;
+    }
+
+    /** Whether this limiter uses Redis now. */
+    boolean redisAvailable() {
+        return availability.available();
+    }
+
+    /** The operations of this limiter's Redis, for the scripts of a holding view. */
+    BlockingScripts scripts() {
+        return redis;
+    }
+
+    /** The time scripts are given: null for Redis TIME. */
+    @Nullable Long scriptNow() {
+        return now();
     }
 
     /** The longest a blocking decision waits for a dropped connection to be made again before the policy decides it. */
@@ -407,7 +531,7 @@ final class RedisRateLimiter implements RateLimiter {
         LimiterArguments.checkPermits(permits);
         Tuning tuned = tuning.get();
         String redisKey = redisKey(key, tuned);
-        Route route = beforeRedis(tuned, redisKey, key, permits, listener, false);
+        Route route = beforeRedis(tuned, redisKey, key, permits, listener, false, true);
         Decision decided = route.decision();
         if (decided != null) {
             return CompletableFuture.completedFuture(decided);

@@ -14,6 +14,7 @@ import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterFactory;
+import dev.limiter.internal.HoldingLimiter;
 import dev.limiter.internal.LimiterArguments;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 
@@ -498,6 +499,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             if (batches != null) {
                 connection.scriptingCommands().scriptLoad(LuaScript.batch().getScriptAsString().getBytes(StandardCharsets.UTF_8));
             }
+            connection.scriptingCommands().scriptLoad(RedisHoldingLimiter.HOLD.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+            connection.scriptingCommands().scriptLoad(RedisHoldingLimiter.REMAINING.getScriptAsString().getBytes(StandardCharsets.UTF_8));
             // The heartbeat too, which warmUp sends next: else its first EVALSHA is answered NOSCRIPT, an error in Redis' stats.
             connection.scriptingCommands().scriptLoad(InstanceRegistry.HEARTBEAT.getScriptAsString().getBytes(StandardCharsets.UTF_8));
             return Boolean.TRUE;
@@ -565,8 +568,9 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     /**
      * The Redis key of state that an integration keeps beside a limiter's key, such as a hold an upstream
-     * asked for: {@code <prefix>:{<name>:<key>}:<kind>}. It shares the hash tag of the limiter's own keys of
-     * {@code key} (one Redis Cluster slot), escapes {@code key} as they do, and never equals one of them.
+     * asked for: {@code <prefix>:{<name>:<key>}:companion:<kind>}. It shares the hash tag of the limiter's own
+     * keys of {@code key} (one Redis Cluster slot), escapes {@code key} as they do, and never equals a key of
+     * any feature of the limiter (rate limits, concurrency limits), whatever the kind.
      *
      * @param name the limiter's name
      * @param key the subject limited, as passed to the limiter
@@ -576,10 +580,24 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
         if (name == null || name.isEmpty() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
             throw new IllegalArgumentException("Invalid limiter name '" + name + "'");
         }
-        if (kind == null || !kind.matches("[a-z]+")) {
-            throw new IllegalArgumentException("kind must be lowercase letters but was '" + kind + "'");
+        return RedisKeys.head(keyPrefix, name) + RedisKeys.escape(key) + RedisKeys.companionTail(kind);
+    }
+
+    /**
+     * Not API, an SPI for Limiter's companion modules (the outgoing-call integration): decisions of
+     * {@code limiter}, one of this factory's, that also respect a hold on the key, kept at
+     * {@link #companionKey companionKey(name, key, "hold")} (with the plan in the hash tag for a plan's
+     * limiter). The decision's script reads the hold in its one round trip, and rejects without touching
+     * the limiter's state while it lasts; such decisions are never batched and neither lease nor take
+     * leased permits, so a hold stored by any instance stops every instance's next decision.
+     *
+     * @throws IllegalArgumentException when {@code limiter} is not one of this factory's
+     */
+    public HoldingLimiter holding(RateLimiter limiter) {
+        if (!(limiter instanceof RedisRateLimiter redisLimiter) || !redisLimiter.decidesOn(availability)) {
+            throw new IllegalArgumentException("Limiter " + limiter + " is not one of this factory's, so it cannot read holds in Redis");
         }
-        return RedisKeys.head(keyPrefix, name) + RedisKeys.escape(key) + "}:" + kind;
+        return new RedisHoldingLimiter(redisLimiter);
     }
 
     @Override

@@ -214,6 +214,11 @@ final class ScriptCodec {
                 number(reply, 6), number(reply, 7), DecisionSource.REDIS);
     }
 
+    /** Whether the reply is a hold's rejection (decision-prelude.lua, KEYS[2]): violated limit -1. */
+    static boolean heldByHold(List<?> reply) {
+        return number(reply, 5) == -1;
+    }
+
     /** The 1-based index of the limit a reply reports on. */
     static int reportedLimit(List<?> reply) {
         return (int) number(reply, 1);

@@ -15,7 +15,7 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Limits the calls of a {@code WebClient} by {@code limiter.outgoing}, without blocking a thread: each
  * subscription of a call of a route waits on a timer for a hold the upstream asked for and for its permit
- * (decided through the limiter's non-blocking path), up to the limiter's max-wait, else signals
+ * (decided through the limiter's non-blocking path, which reads the hold too), up to the limiter's max-wait, else signals
  * {@link OutgoingCallRejectedException} without sending; its answer may hold the key for every instance.
  * Holds kept in Redis are read and written on Reactor's bounded-elastic scheduler. Calls no route takes
  * go out as they are. Auto-configured into every {@code WebClient.Builder} Spring Boot makes;
@@ -44,21 +44,30 @@ public final class LimiterExchangeFilterFunction implements ExchangeFilterFuncti
             if (call == null) {
                 return next.exchange(request);
             }
-            return holdRemaining(call).flatMap((hold) -> hold.isZero() ? Mono.empty() : delay.apply(call.afterHold(hold)))
-                .then(Mono.defer(() -> Mono.fromCompletionStage(call.limiter().tryAcquireAsync(call.key(), 1))))
-                .flatMap((decision) -> {
-                    Duration turn = call.afterDecision(decision);
-                    if (turn.isZero()) {
-                        return Mono.just(true);
-                    }
-                    return delay.apply(turn).then(holdRemaining(call))
-                        .flatMap((again) -> again.isZero() ? Mono.just(true) : delay.apply(call.afterHold(again)).thenReturn(true));
-                })
+            return admit(call)
                 .then(Mono.defer(() -> {
                     call.proceeded();
                     return next.exchange(request);
                 }))
                 .flatMap((response) -> answered(call, response));
+        });
+    }
+
+    /**
+     * The call's permit: one decision (one round trip), a held key waited out on a timer and decided
+     * again, the call's turn waited for, then a look for a hold that came meanwhile.
+     */
+    private Mono<Boolean> admit(OutgoingCalls.Call call) {
+        return Mono.defer(() -> Mono.fromCompletionStage(call.decideAsync())).flatMap((answer) -> {
+            if (answer.held()) {
+                return delay.apply(call.afterHold(answer.decision().retryAfter())).then(admit(call));
+            }
+            Duration turn = call.afterDecision(answer.decision());
+            if (turn.isZero()) {
+                return Mono.just(true);
+            }
+            return delay.apply(turn).then(holdRemaining(call))
+                .flatMap((again) -> again.isZero() ? Mono.just(true) : delay.apply(call.afterHold(again)).thenReturn(true));
         });
     }
 

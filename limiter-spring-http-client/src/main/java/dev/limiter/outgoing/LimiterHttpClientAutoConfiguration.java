@@ -29,8 +29,6 @@ import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Limiter on outgoing calls, from {@code limiter.outgoing}: the interceptor of RestClient and RestTemplate
@@ -74,16 +72,16 @@ public final class LimiterHttpClientAutoConfiguration {
         return () -> calls.getObject().check();
     }
 
-    /** Holds every instance sees, with the Redis backend. */
+    /** Holds every instance sees, read by each decision's script, with the Redis backend. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = { "dev.limiter.redis.RedisRateLimiterFactory", "org.springframework.data.redis.core.StringRedisTemplate" })
-    @ConditionalOnBean({ RedisRateLimiterFactory.class, RedisConnectionFactory.class })
+    @ConditionalOnClass(name = "dev.limiter.redis.RedisRateLimiterFactory")
+    @ConditionalOnBean(RedisRateLimiterFactory.class)
     static class RedisHoldsConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        Holds limiterOutgoingHolds(RedisConnectionFactory connectionFactory, RedisRateLimiterFactory factory, ObjectProvider<LimiterClock> clock) {
-            return new RedisHolds(new StringRedisTemplate(connectionFactory), factory, clock.getIfAvailable());
+        Holds limiterOutgoingHolds(RedisRateLimiterFactory factory, ObjectProvider<LimiterClock> clock) {
+            return new RedisHolds(factory, clock.getIfAvailable(LimiterClock::system));
         }
     }
 

@@ -178,7 +178,7 @@ class SharedQuotaTests {
             .build());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         OutgoingCalls calls = new OutgoingCalls(List.of(OutgoingRoute.of("limiter.outgoing[0]", "127.0.0.1", null, "partner", "'company'")),
-                registry, new RedisHolds(template, factory, time), new MicrometerOutgoingObserver(meters));
+                registry, new RedisHolds(factory), new MicrometerOutgoingObserver(meters));
         Supplier<Integer> call = switch (index) {
             case 0 -> {
                 RestClient client = RestClient.builder().requestInterceptor(new LimiterClientHttpRequestInterceptor(calls, time)).build();

@@ -4,6 +4,11 @@
 -- limits straight from ARGV and has a straight-line path for the common case of one limit.
 --
 -- KEYS[1]   the key's state
+-- KEYS[2]   optional, decisions only: a hold on the key (RedisRateLimiter's holding view, for the
+--           outgoing-call integration), a key in the same hash tag holding the end of the hold in
+--           microseconds. While it is later than now, the script rejects at once without reading or
+--           writing KEYS[1]: {0, 1, 0, left, left, -1, 0, left}, left the hold's microseconds to go and
+--           -1 (no limit) marking the rejection as the hold's. Without it, the check costs one #KEYS.
 -- ARGV[1]   now in microseconds, or "" to read Redis TIME
 -- ARGV[2]   permits asked for; 0 reads the quota without taking or writing anything
 -- ARGV[3]   max-wait in microseconds (0: never wait)
@@ -24,6 +29,13 @@ if ARGV[1] == '' then
   now = t[1] * 1000000 + t[2]
 else
   now = tonumber(ARGV[1])
+end
+if #KEYS > 1 then
+  local ends = redis.call('GET', KEYS[2])
+  if ends and ends - now > 0 then
+    local left = ends - now
+    return {0, 1, 0, left, left, -1, 0, left}
+  end
 end
 local permits = tonumber(ARGV[2])
 local max_wait = tonumber(ARGV[3])

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.limiter.Decision;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.internal.HoldingLimiter;
 import dev.limiter.outgoing.OutgoingCallRejectedException;
 import dev.limiter.outgoing.OutgoingRequest;
 import dev.limiter.spring.LimiterConfigurationException;
@@ -19,10 +21,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 
 /**
- * The steps every client's interceptor takes for an outgoing call of a route: wait out a hold the
- * upstream asked for, take a permit from the route's limiter (waiting for it up to the limiter's
- * max-wait, all waiting together), look for a hold again after waiting, and learn a new hold from the
- * answer. A call that cannot go out within max-wait fails at once with
+ * The steps every client's interceptor takes for an outgoing call of a route: take a permit from the
+ * route's limiter unless the upstream asked to hold the key, in one decision (one Redis round trip),
+ * waiting out a hold and then deciding again, or waiting for the call's turn, up to the limiter's
+ * max-wait, all waiting together; look for a hold again after waiting its turn; and learn a new hold
+ * from the answer. A call that cannot go out within max-wait fails at once with
  * {@link OutgoingCallRejectedException}: it never waits for nothing.
  */
 public final class OutgoingCalls {
@@ -37,7 +40,7 @@ public final class OutgoingCalls {
 
     private final OutgoingObserver observer;
 
-    private final Map<String, RateLimiter> limiters = new ConcurrentHashMap<>();
+    private final Map<String, HoldingLimiter> limiters = new ConcurrentHashMap<>();
 
     public OutgoingCalls(List<OutgoingRoute> routes, RateLimiterRegistry registry, Holds holds, OutgoingObserver observer) {
         this.routes = List.copyOf(routes);
@@ -62,11 +65,6 @@ public final class OutgoingCalls {
         return routes.isEmpty();
     }
 
-    /** Where the holds are kept. */
-    public Holds holds() {
-        return holds;
-    }
-
     /** The limited call of {@code request}, by the first route taking it; null when none does. */
     public @Nullable Call call(OutgoingRequest request) {
         for (OutgoingRoute route : routes) {
@@ -77,23 +75,26 @@ public final class OutgoingCalls {
         return null;
     }
 
-    private RateLimiter limiter(OutgoingRoute route) {
-        RateLimiter found = limiters.get(route.limiter());
-        if (found != null) {
-            return found;
+    private HoldingLimiter limiter(OutgoingRoute route) {
+        HoldingLimiter holding = limiters.get(route.limiter());
+        if (holding != null) {
+            return holding;
         }
-        found = registry.find(route.limiter()).orElseThrow(() -> new LimiterConfigurationException(route.property() + ".limiter",
+        RateLimiter found = registry.find(route.limiter()).orElseThrow(() -> new LimiterConfigurationException(route.property() + ".limiter",
                 route.limiter(), "There is no limiter '" + route.limiter() + "'", "Configure limiter.limiters." + route.limiter()
                         + " (algorithm, limit, window, max-wait), or name one of: "
                         + (registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names()))));
-        limiters.put(route.limiter(), found);
-        return found;
+        holding = holds.of(found);
+        limiters.put(route.limiter(), holding);
+        return holding;
     }
 
     /** One limited call: what it waited so far, against the limiter's max-wait. Used by one caller at a time. */
     public final class Call {
 
         private final OutgoingRequest request;
+
+        private final HoldingLimiter holding;
 
         private final RateLimiter limiter;
 
@@ -103,9 +104,10 @@ public final class OutgoingCalls {
 
         private Duration waited = Duration.ZERO;
 
-        Call(OutgoingRequest request, RateLimiter limiter, String key) {
+        Call(OutgoingRequest request, HoldingLimiter holding, String key) {
             this.request = request;
-            this.limiter = limiter;
+            this.holding = holding;
+            this.limiter = holding.limiter();
             this.key = key;
             this.maxWait = limiter.config().maxWait();
         }
@@ -118,18 +120,25 @@ public final class OutgoingCalls {
             return key;
         }
 
-        /** Whether the store of holds blocks the calling thread. */
+        /** Whether reading and storing holds block the calling thread. */
         public boolean holdsBlock() {
-            return holds.blocks();
+            return holding.blocks();
         }
 
-        /** Takes the permit of a blocking call, waiting with {@code pause}; throws when it cannot within max-wait. */
+        /**
+         * Takes the permit of a blocking call, waiting with {@code pause}; throws when it cannot within
+         * max-wait. Each decision is one round trip; a held key is waited out and decided again.
+         */
         public void admit(Pause pause) throws InterruptedException {
-            Duration hold = holdRemaining();
-            if (!hold.isZero()) {
-                pause.sleep(afterHold(hold));
+            Duration turn;
+            while (true) {
+                HoldingLimiter.Answer answer = holding.tryAcquire(key, 1);
+                if (!answer.held()) {
+                    turn = afterDecision(answer.decision());
+                    break;
+                }
+                pause.sleep(afterHold(answer.decision().retryAfter()));
             }
-            Duration turn = afterDecision(limiter.tryAcquire(key, 1));
             if (!turn.isZero()) {
                 pause.sleep(turn);
                 // While it waited for its turn, an upstream's answer may have held the key.
@@ -141,9 +150,14 @@ public final class OutgoingCalls {
             proceeded();
         }
 
-        /** How long the key is held now; zero when it is not. */
+        /** The decision of the call, or a hold's rejection, without blocking where the limiter can. */
+        public CompletionStage<HoldingLimiter.Answer> decideAsync() {
+            return holding.tryAcquireAsync(key, 1);
+        }
+
+        /** How long the key is held now; zero when it is not. One round trip: only for a call that waited its turn. */
         public Duration holdRemaining() {
-            return holds.remaining(limiter.name(), key);
+            return holding.holdRemaining(key);
         }
 
         /**
@@ -188,7 +202,7 @@ public final class OutgoingCalls {
         public void answered(int status, HttpHeaders headers) {
             Duration hold = UpstreamHolds.of(status, headers, Instant.now());
             if (!hold.isZero()) {
-                holds.hold(limiter.name(), key, hold);
+                holding.hold(key, hold);
                 observer.held(limiter.name(), hold);
             }
         }

@@ -1,85 +1,53 @@
 package dev.limiter.outgoing.internal;
 
-import java.time.Duration;
-import java.util.List;
-
 import dev.limiter.LimiterClock;
+import dev.limiter.RateLimiter;
+import dev.limiter.internal.HoldingLimiter;
 import dev.limiter.redis.RedisRateLimiterFactory;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Holds shared by every instance through Redis: one key per limiter and key,
- * {@code <prefix>:{<limiter>:<key>}:hold} (the hash tag of the limiter's own keys), holding the end of
- * the hold and expiring with it. Time comes from Redis {@code TIME}, or from an explicit clock in tests.
- * While Redis fails, no hold is read or written (logged): the limiter's failure policy still decides
- * every permit.
+ * Holds shared by every instance through Redis ({@link RedisRateLimiterFactory#holding}): one key per
+ * limiter and key, {@code <prefix>:{<limiter>:<key>}:companion:hold} (the hash tag of the limiter's own
+ * keys), holding the end of the hold and expiring with it, read by each decision's own script, so a call
+ * costs one round trip. Time comes from Redis {@code TIME}, or from the factory's explicit clock in tests.
+ * While Redis fails, no hold is read or written (logged): the limiter's failure policy decides every permit.
+ * A limiter that is not the factory's (a registry of its own on another backend) keeps its holds in the
+ * process, as the memory backend does, with a warning.
  */
 public final class RedisHolds implements Holds {
 
     private static final Log logger = LogFactory.getLog(RedisHolds.class);
 
-    private static final RedisScript<Long> REMAINING = script("hold-remaining.lua");
+    private final RedisRateLimiterFactory factory;
 
-    private static final RedisScript<Long> HOLD = script("hold.lua");
+    private final MemoryHolds others;
 
-    private static final String KIND = "hold";
-
-    private final RedisOperations<String, String> redis;
-
-    private final RedisRateLimiterFactory keys;
-
-    private final @Nullable LimiterClock clock;
+    /** @param factory the factory of the limiters held */
+    public RedisHolds(RedisRateLimiterFactory factory) {
+        this(factory, LimiterClock.system());
+    }
 
     /**
-     * @param keys the factory of the limiters held, whose key prefix and escaping the hold keys follow
-     * @param clock explicit time for tests; null to take Redis TIME
+     * @param factory the factory of the limiters held
+     * @param clock the time of the holds of limiters not of {@code factory}, kept in the process
      */
-    public RedisHolds(RedisOperations<String, String> redis, RedisRateLimiterFactory keys, @Nullable LimiterClock clock) {
-        this.redis = redis;
-        this.keys = keys;
-        this.clock = clock;
+    public RedisHolds(RedisRateLimiterFactory factory, LimiterClock clock) {
+        this.factory = factory;
+        this.others = new MemoryHolds(clock);
     }
 
     @Override
-    public Duration remaining(String limiter, String key) {
+    public HoldingLimiter of(RateLimiter limiter) {
         try {
-            Long left = redis.execute(REMAINING, List.of(keys.companionKey(limiter, key, KIND)), now());
-            return (left == null || left <= 0) ? Duration.ZERO : Duration.ofNanos(left * 1_000L);
+            return factory.holding(limiter);
         }
-        catch (RuntimeException ex) {
-            logger.warn("Could not read the hold of limiter '" + limiter + "' from Redis; calling as if not held: " + ex);
-            return Duration.ZERO;
+        catch (IllegalArgumentException ex) {
+            logger.warn("Outgoing calls of limiter '" + limiter.name() + "' keep the holds upstreams ask for in this process only: "
+                    + ex.getMessage());
+            return others.of(limiter);
         }
-    }
-
-    @Override
-    public void hold(String limiter, String key, Duration hold) {
-        long micros = Math.max(1, hold.toNanos() / 1_000L);
-        try {
-            redis.execute(HOLD, List.of(keys.companionKey(limiter, key, KIND)), now(), Long.toString(micros));
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Could not store in Redis the hold of " + hold.toMillis() + " ms the upstream asked of limiter '" + limiter
-                    + "'; other instances will not see it: " + ex);
-        }
-    }
-
-    @Override
-    public boolean blocks() {
-        return true;
-    }
-
-    private String now() {
-        return (clock != null) ? Long.toString(clock.nowMicros()) : "";
-    }
-
-    private static RedisScript<Long> script(String name) {
-        return RedisScript.of(new ClassPathResource("dev/limiter/outgoing/internal/" + name), Long.class);
     }
 }
