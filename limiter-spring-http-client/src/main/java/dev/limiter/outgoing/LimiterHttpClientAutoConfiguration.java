@@ -1,11 +1,14 @@
 package dev.limiter.outgoing;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.limiter.LimiterClock;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterSites;
 import dev.limiter.outgoing.internal.Holds;
 import dev.limiter.outgoing.internal.MemoryHolds;
 import dev.limiter.outgoing.internal.MicrometerOutgoingObserver;
@@ -64,6 +67,22 @@ public final class LimiterHttpClientAutoConfiguration {
         catch (NoClassDefFoundError ex) {
             return OutgoingObserver.NONE;
         }
+    }
+
+    /** The limiters the routes name, so that the startup check counts them as used. */
+    @Bean
+    static LimiterSites limiterOutgoingSites(OutgoingProperties properties) {
+        return () -> {
+            Map<String, List<String>> sites = new LinkedHashMap<>();
+            List<OutgoingProperties.Route> configured = properties.getOutgoing();
+            for (int i = 0; i < configured.size(); i++) {
+                String limiter = configured.get(i).getLimiter();
+                if (limiter != null && !limiter.isBlank()) {
+                    sites.computeIfAbsent(limiter.trim(), (name) -> new ArrayList<>()).add("limiter.outgoing[" + i + "]");
+                }
+            }
+            return sites;
+        };
     }
 
     /** Once every limiter is registered, each route's limiter must exist. */

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterSites;
 import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.test.VirtualClock;
 
@@ -115,6 +116,13 @@ class LimiterHttpClientAutoConfigurationTests {
             assertThat(web.get().uri(url()).header("X-Api-Key", "acme").retrieve().toBodilessEntity().block().getStatusCode().value())
                 .isEqualTo(200);
         });
+    }
+
+    /** A limiter only outgoing routes use is used: the startup check knows the route that names it. */
+    @Test
+    void theRoutesLimitersCountAsUsed() {
+        runner.run((context) -> assertThat(context.getBean(LimiterSites.class).sites())
+            .isEqualTo(java.util.Map.of("partner", java.util.List.of("limiter.outgoing[0]"))));
     }
 
     @Test
