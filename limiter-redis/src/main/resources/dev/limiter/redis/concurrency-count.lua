@@ -5,12 +5,6 @@
 -- ARGV[1]   now in microseconds, or "" to read Redis TIME
 -- Reply     {slots taken now}
 
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
-else
-  now = tonumber(ARGV[1])
-end
+--@include now.lua
 -- %.0f: the exact integer; Lua's default number format keeps 14 digits only.
 return {redis.call('ZCOUNT', KEYS[1], string.format('(%.0f', now), '+inf')}

@@ -7,13 +7,7 @@
 -- ARGV[3..] slot ids to renew
 -- Reply     {slots renewed}
 
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
-else
-  now = tonumber(ARGV[1])
-end
+--@include now.lua
 local key = KEYS[1]
 local expiry = now + tonumber(ARGV[2])
 local renewed = 0

@@ -13,13 +13,7 @@
 -- The set expires with its longest lease (PEXPIRE, whole milliseconds rounded up), so a key whose every
 -- holder died leaves nothing behind.
 
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
-else
-  now = tonumber(ARGV[1])
-end
+--@include now.lua
 local key = KEYS[1]
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
 local taken = redis.call('ZCARD', key)

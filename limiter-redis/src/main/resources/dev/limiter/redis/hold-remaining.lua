@@ -4,13 +4,7 @@
 -- KEYS[1]: the hold key, <prefix>:{<limiter>:<key>}:companion:hold, holding the end of the hold in microseconds
 -- ARGV[1]: now in microseconds since the epoch, or "" to read Redis TIME
 -- Reply: {microseconds the hold has left}; {0} when the key is not held
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[1])
-end
+--@include now.lua
 local ends = redis.call('GET', KEYS[1])
 if not ends then
   return {0}

@@ -5,13 +5,7 @@
 -- The key holds the end of the hold in microseconds and expires when the hold ends (TTL rounded up to
 -- whole milliseconds), so a hold leaves nothing behind.
 -- Reply: {microseconds the hold has left after this call}
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[1])
-end
+--@include now.lua
 local hold = tonumber(ARGV[2])
 local wanted = now + hold
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
