@@ -46,4 +46,11 @@ final class CompositeDecisionListener implements DecisionListener {
             listener.onDecision(event);
         }
     }
+
+    @Override
+    public void onSettleFailed(RateLimiter limiter, RuntimeException failure) {
+        for (DecisionListener listener : listeners) {
+            listener.onSettleFailed(limiter, failure);
+        }
+    }
 }

@@ -48,6 +48,8 @@ final class MicrometerDecisionListener implements DecisionListener {
 
     static final String OBSERVATION = "limiter.decision";
 
+    static final String SETTLE_FAILURES = "limiter.settle.failures";
+
     private static final Outcome[] OUTCOMES = Outcome.values();
 
     private static final DecisionSource[] SOURCES = DecisionSource.values();
@@ -105,7 +107,17 @@ final class MicrometerDecisionListener implements DecisionListener {
         }
     }
 
-    /** Whether an allowed decision left less than 20% of its limit, in whole numbers: remaining / limit < 1/5. */
+    /** Counts a call that could not be settled, by limiter; rare, so its counter is looked up each time. */
+    @Override
+    public void onSettleFailed(RateLimiter limiter, RuntimeException failure) {
+        Counter.builder(SETTLE_FAILURES)
+            .description("Calls whose actual cost could not be settled after they ran (settle expression or Redis failed)")
+            .tags("limiter", limiter.name(), "algorithm", limiter.algorithm().configName())
+            .register(this.meters)
+            .increment();
+    }
+
+        /** Whether an allowed decision left less than 20% of its limit, in whole numbers: remaining / limit < 1/5. */
     static boolean nearLimit(Decision decision) {
         return decision.remaining() * 5 < decision.limit();
     }
