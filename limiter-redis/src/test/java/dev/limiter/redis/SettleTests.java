@@ -73,7 +73,32 @@ class SettleTests {
         assertThat(redis.redisKey("fresh")).contains("{debt:fresh}");
     }
 
-    private static long admittedAt(VirtualClock clock, RateLimiter limiter, long at) {
+    /**
+     * A calendar day in Berlin: a charge beyond the daily quota is debt until local midnight, on both
+     * backends, and the key lives until then.
+     */
+    @Test
+    void aCalendarWindowsDebtEndsAtItsBoundary() {
+        java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+        long evening = java.time.LocalDateTime.parse("2026-03-28T22:00").atZone(berlin).toInstant().toEpochMilli() * 1_000;
+        long midnight = java.time.LocalDateTime.parse("2026-03-29T00:00").atZone(berlin).toInstant().toEpochMilli() * 1_000;
+        VirtualClock clock = new VirtualClock(evening);
+        RateLimiterConfig config = RateLimiterConfig.of(Algorithm.FIXED_WINDOW,
+                LimitSpec.perCalendar(10, dev.limiter.CalendarWindow.days(berlin)));
+        RedisRateLimiter redis = (RedisRateLimiter) Backend.REDIS.factory(clock, TestRedisSupport.uniquePrefix()).create("daily", config);
+        RateLimiter memory = Backend.MEMORY.factory(clock, null).create("daily", config);
+        for (RateLimiter limiter : List.of(redis, memory)) {
+            clock.set(evening);
+            limiter.tryAcquire("k", 3);
+            Quota quota = limiter.settle("k", 3, 25);
+            assertThat(quota.remaining()).isZero();
+            assertThat(quota.resetAfter()).isEqualTo(Duration.ofHours(2));
+            assertThat(admittedAt(clock, limiter, midnight - 1)).as(limiter.toString()).isZero();
+            assertThat(admittedAt(clock, limiter, midnight)).as(limiter.toString()).isEqualTo(10);
+        }
+    }
+
+        private static long admittedAt(VirtualClock clock, RateLimiter limiter, long at) {
         clock.set(at);
         long admitted = 0;
         while (limiter.tryAcquire("k", 1).allowed()) {
