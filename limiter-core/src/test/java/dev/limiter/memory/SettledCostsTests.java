@@ -124,6 +124,45 @@ class SettledCostsTests {
         assertThat(admittedAt(limiter, 2_491_000_000L)).isEqualTo(1);
     }
 
+    /**
+     * Sixteen threads reserve 1 to 5 permits of one fixed-window key at one instant and settle each admitted
+     * call at a cost from 0 to 10: the key counts exactly what the admitted calls cost, beyond the limit by
+     * no more than the charges above their estimates.
+     */
+    @Test
+    void threadsSettlingConcurrentlyChargeExactlyWhatTheCallsCost() throws Exception {
+        long limit = 2_000;
+        RateLimiter limiter = factory.create("settle-threads", RateLimiterConfig.of(Algorithm.FIXED_WINDOW, LimitSpec.of(limit, Duration.ofHours(1))));
+        AtomicLong cost = new AtomicLong();
+        AtomicLong over = new AtomicLong();
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        for (int t = 0; t < 16; t++) {
+            java.util.Random random = new java.util.Random(t);
+            Thread thread = new Thread(() -> {
+                for (int call = 0; call < 500; call++) {
+                    long reserved = 1 + random.nextInt(5);
+                    if (limiter.tryAcquire("k", reserved).allowed()) {
+                        long actual = random.nextInt(11);
+                        limiter.settle("k", reserved, actual);
+                        cost.addAndGet(actual);
+                        over.addAndGet(Math.max(0, actual - reserved));
+                    }
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        assertThat(cost.get()).as("the calls went into debt").isGreaterThan(limit);
+        long used = cost.get();
+        assertThat(used).as("beyond the limit by at most the charges above the estimates").isLessThanOrEqualTo(limit + over.get());
+        // The window counts exactly what the calls cost: giving back all but limit - 1 of it leaves 1 permit.
+        limiter.settle("k", used - limit + 1, 0);
+        assertThat(limiter.quota("k").remaining()).isEqualTo(1);
+    }
+
     @Test
     void badSettlementsAreRefused() {
         RateLimiter limiter = limiter(Algorithm.GCRA);
