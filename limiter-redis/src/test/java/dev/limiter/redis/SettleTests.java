@@ -23,6 +23,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
+import dev.limiter.internal.algorithm.Model;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.VirtualClock;
 
@@ -33,7 +34,8 @@ import org.springframework.data.redis.core.RedisCallback;
 
 /**
  * Settled costs on Redis (docs/settled-costs.md): the charge script ({@code charge.lua}) and the refund
- * script settle exactly as the twins do, every algorithm, several limits, callers waiting too; the key
+ * script settle exactly as the twins do, and as the reference model (written from the docs alone, taking a
+ * charge in one step where the script takes it in chunks) does, every algorithm, several limits, callers waiting too; the key
  * keeps a TTL that lasts until its debt is paid off; and instances settling concurrently charge exactly
  * what their calls cost.
  */
@@ -134,6 +136,7 @@ class SettleTests {
         VirtualClock clock = new VirtualClock(VirtualClock.EPOCH_ALIGNED_START + 1_234_567);
         RedisRateLimiter redis = (RedisRateLimiter) Backend.REDIS.factory(clock, TestRedisSupport.uniquePrefix()).create("agree", config);
         RateLimiter memory = Backend.MEMORY.factory(clock, null).create("agree", config);
+        Model model = Model.of(config);
         Map<String, Long> expiresAt = new HashMap<>();
         Random random = new Random(seed); // fixed seed: a failure replays exactly
         int charged = 0;
@@ -150,7 +153,9 @@ class SettleTests {
             long reserved = 1 + random.nextInt(4);
             String where = algorithm + " step " + step + " at " + clock.nowMicros() + " us, key " + key + ", reserved " + reserved;
             Decision fromRedis = redis.tryAcquire(key, reserved);
-            assertEquals(fromRedis, memory.tryAcquire(key, reserved), where);
+            Decision fromMemory = memory.tryAcquire(key, reserved);
+            assertEquals(fromRedis, fromMemory, where);
+            assertEquals(model.tryAcquire(key, reserved, clock.nowMicros()), fromMemory, "model, " + where);
             long resetAfter = fromRedis.allowed() ? fromRedis.resetAfter().toNanos() / 1_000 : 0;
             if (fromRedis.allowed() && random.nextInt(3) > 0) {
                 long actual = random.nextInt((int) (3 * reserved + 1));
@@ -165,6 +170,11 @@ class SettleTests {
                     assertEquals(settledRedis.limit(), settledMemory.limit(), where);
                     assertEquals(settledRedis.remaining(), settledMemory.remaining(), where);
                     assertEquals(settledRedis.resetAfter(), settledMemory.resetAfter(), where);
+                    Quota fromModel = (actual > reserved) ? model.charge(key, actual - reserved, clock.nowMicros())
+                            : model.refund(key, reserved - actual, clock.nowMicros());
+                    assertEquals(fromModel.limit(), settledMemory.limit(), "model, " + where);
+                    assertEquals(fromModel.remaining(), settledMemory.remaining(), "model, " + where);
+                    assertEquals(fromModel.resetAfter(), settledMemory.resetAfter(), "model, " + where);
                     resetAfter = settledRedis.resetAfter().toNanos() / 1_000;
                     charged += (actual > reserved) ? 1 : 0;
                     if (resetAfter > 0) {
@@ -182,6 +192,7 @@ class SettleTests {
             Quota quotaMemory = memory.quota(key);
             assertEquals(quotaRedis.remaining(), quotaMemory.remaining(), where + ", quota after");
             assertEquals(quotaRedis.resetAfter(), quotaMemory.resetAfter(), where + ", quota after");
+            assertEquals(model.quota(key, clock.nowMicros()), quotaMemory, "model, " + where + ", quota after");
         }
         assertThat(charged).as("charges").isGreaterThan(waiting ? 10 : 50);
         
