@@ -182,8 +182,12 @@ final class InterceptedCall {
      * @return {@code result}, unchanged
      */
     @Nullable Object settled(Consequence consequence, @Nullable Object result) {
+        if (!method.settles() || !consequence.decision().allowed()) {
+            return result;
+        }
+        // An unlimited key or plan took nothing either.
         RateLimiter deciding = limit().deciding();
-        if (!method.settles() || !consequence.decision().allowed() || deciding == null) {
+        if (deciding == null) {
             return result;
         }
         try {
