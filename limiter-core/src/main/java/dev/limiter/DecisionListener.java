@@ -36,4 +36,12 @@ public interface DecisionListener {
      */
     default void onConcurrencyDecision(ConcurrencyEvent event) {
     }
+
+    /**
+     * Hears that a call of {@code limiter} could not be settled after it ran ({@code @RateLimited(settle)},
+     * docs/settled-costs.md): its settle expression failed, or the settlement did ({@link SettleFailedException}).
+     * The call itself went on; the key keeps the permits the call reserved. The default does nothing.
+     */
+    default void onSettleFailed(RateLimiter limiter, RuntimeException failure) {
+    }
 }

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A named rate limiter: decides, per key, whether a request may take its permits now.
  * Implementations are thread-safe.
@@ -82,6 +84,34 @@ public interface RateLimiter {
      */
     default Quota refund(String key, long permits) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot give permits back");
+    }
+
+    /**
+     * Settles a call whose cost is known only after it ran (tokens of an LLM answer, bytes, rows): the call
+     * reserved {@code reserved} permits, its estimate, when it was admitted, and cost {@code actual}. The
+     * difference is given back or charged to every limit of the key. Less than reserved gives the rest back
+     * as {@link #refund} does, never beyond whole. More than reserved takes the rest whatever the limits
+     * say, as a caller that waits for its permits takes them: beyond the limit the key is in debt, and
+     * later calls wait (up to max-wait) or are rejected until time has paid it off. How debt behaves per
+     * algorithm is in docs/settled-costs.md: a fixed window's ends with the window, a sliding window's or
+     * log's when the charged permits leave it, a token bucket's tokens go below zero and refill, a leaky
+     * bucket's level above its burst and drains, GCRA's theoretical arrival time beyond the burst
+     * tolerance. Limiters whose state is shared (Redis) settle for every instance at once in one round
+     * trip, and never pretend: when the state cannot be reached, nothing is settled and this method throws.
+     *
+     * @param key the subject limited
+     * @param reserved the permits the call took when it was admitted, at least 1
+     * @param actual what the call cost, 0 or more
+     * @return the key's quota after the settlement; null when {@code actual} equals {@code reserved},
+     *     which changes nothing and asks no one
+     * @throws IllegalArgumentException for fewer than 1 permit reserved, a negative actual cost, or a
+     *     charge above 1000 times the smallest capacity of the limits (estimate closer)
+     * @throws SettleFailedException when the state could not be reached, such as while Redis is unavailable
+     * @throws UnsupportedOperationException by a limiter that cannot settle costs; every limiter Limiter
+     *     creates can
+     */
+    default @Nullable Quota settle(String key, long reserved, long actual) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot settle costs");
     }
 
     /**

@@ -53,4 +53,18 @@ public final class LimiterArguments {
             throw new IllegalArgumentException("key must not be null");
         }
     }
+
+    /**
+     * Checks a settlement: the permits a call reserved (its estimate, at least 1, as any permits asked)
+     * and its actual cost (0 or more).
+     */
+    public static void checkSettlement(long reserved, long actual) {
+        if (reserved < 1) {
+            throw new IllegalArgumentException("reserved permits must be at least 1 (the estimate the call was admitted for) but were "
+                    + reserved);
+        }
+        if (actual < 0) {
+            throw new IllegalArgumentException("actual cost must be 0 or more but was " + actual);
+        }
+    }
 }

@@ -92,6 +92,8 @@ final class InMemoryRateLimiter implements RateLimiter {
 
     private static final Operation REFUND = LocalAlgorithm::refund;
 
+    private static final Operation CHARGE = LocalAlgorithm::charge;
+
     @Override
     public String name() {
         return name;
@@ -217,7 +219,26 @@ final class InMemoryRateLimiter implements RateLimiter {
         return Quota.of(update(key, REFUND, permits));
     }
 
-    /** Number of keys held, after expired ones are dropped. For tests. */
+    /**
+     * Settles through the twin's refund (actual below reserved) or charge (above), applied to the key's
+     * state as a decision is.
+     */
+    @Override
+    public @Nullable Quota settle(String key, long reserved, long actual) {
+        LimiterArguments.checkSettlement(reserved, actual);
+        LimiterArguments.checkKey(key);
+        if (actual == reserved) {
+            return null;
+        }
+        if (actual < reserved) {
+            return Quota.of(update(key, REFUND, reserved - actual));
+        }
+        Tuning current = tuning.get();
+        LocalAlgorithm.chargeChunk(current.config(), actual - reserved);
+        return Quota.of(update(key, CHARGE, actual - reserved));
+    }
+
+        /** Number of keys held, after expired ones are dropped. For tests. */
     long keyCount() {
         return states.count(clock.nowMicros());
     }

@@ -14,7 +14,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * An algorithm's Lua script as {@link Scripts} assembles it from its resources, with its SHA1 computed
  * once, so each decision is a plain EVALSHA (Spring Data Redis falls back to EVAL when Redis lost the
- * script); its refund script alike. Also the batch script ({@code batch.lua}), which decides many keys
+ * script); its refund and charge scripts alike. Also the batch script ({@code batch.lua}), which decides many keys
  * in one call by the very same texts, assembled by the same means.
  */
 @SuppressWarnings("rawtypes")
@@ -23,6 +23,8 @@ final class LuaScript implements RedisScript<List> {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
 
     private static final Map<Algorithm, LuaScript> REFUNDS = new EnumMap<>(Algorithm.class);
+
+    private static final Map<Algorithm, LuaScript> CHARGES = new EnumMap<>(Algorithm.class);
 
     /** Where the batch script lies on the class path; it includes every algorithm's decision script. */
     static final String BATCH_LOCATION = "/dev/limiter/redis/batch.lua";
@@ -33,6 +35,7 @@ final class LuaScript implements RedisScript<List> {
         for (Algorithm algorithm : Algorithm.values()) {
             SCRIPTS.put(algorithm, new LuaScript(Scripts.decision(algorithm), batchIndex(algorithm)));
             REFUNDS.put(algorithm, new LuaScript(Scripts.refund(algorithm), 0));
+            CHARGES.put(algorithm, new LuaScript(Scripts.charge(algorithm), 0));
         }
         // batch.lua names no algorithm by {algorithm}: any one assembles it.
         BATCH = new LuaScript(Scripts.assemble(BATCH_LOCATION, Algorithm.FIXED_WINDOW), 0);
@@ -73,6 +76,18 @@ final class LuaScript implements RedisScript<List> {
         LuaScript script = REFUNDS.get(algorithm);
         if (script == null) {
             throw new IllegalStateException("No refund script for " + algorithm);
+        }
+        return script;
+    }
+
+    /**
+     * The script taking permits from a key of {@code algorithm} whatever its limits say ({@code charge.lua}):
+     * its decisions' arguments but the third, the most permits one decision takes; the same reply.
+     */
+    static LuaScript chargeOf(Algorithm algorithm) {
+        LuaScript script = CHARGES.get(algorithm);
+        if (script == null) {
+            throw new IllegalStateException("No charge script for " + algorithm);
         }
         return script;
     }

@@ -22,11 +22,13 @@ import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RefundFailedException;
+import dev.limiter.SettleFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
 import dev.limiter.internal.CurrentTuning;
 import dev.limiter.internal.HoldingLimiter;
 import dev.limiter.internal.LimiterArguments;
+import dev.limiter.internal.algorithm.LocalAlgorithm;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 
 import org.jspecify.annotations.Nullable;
@@ -817,6 +819,59 @@ final class RedisRateLimiter implements RateLimiter {
     }
 
     /**
+     * Settles with one EVALSHA: of the algorithm's refund script when the call cost less than it reserved,
+     * of its charge script ({@code charge.lua}) when it cost more, so every instance sees the key's new
+     * state at once; nothing when it cost what it reserved. Straight to Redis, whatever this instance
+     * leases or batches: leased permits are this instance's already, and a settlement decides nothing. A
+     * refund forgets this instance's remembered rejection of the key, as {@link #refund} does; the local
+     * shares hear the new quota. Never sent again after a failure: a settlement that timed out may have
+     * been applied.
+     */
+    @Override
+    public @Nullable Quota settle(String key, long reserved, long actual) {
+        LimiterArguments.checkSettlement(reserved, actual);
+        LimiterArguments.checkKey(key);
+        if (actual == reserved) {
+            return null;
+        }
+        Tuning tuned = tuning.get();
+        boolean charge = actual > reserved;
+        long permits = charge ? actual - reserved : reserved - actual;
+        long chunk = charge ? LocalAlgorithm.chargeChunk(tuned.config(), permits) : 0;
+        String redisKey = redisKey(key, tuned);
+        if (!availability.available()) {
+            throw new SettleFailedException(name, key, reserved, actual, "Redis is unavailable (the limiters follow their failure "
+                    + "policy); nothing was settled", null);
+        }
+        List<?> reply;
+        try {
+            if (charge) {
+                String[] args = tuned.codec().arguments(now(), permits);
+                args[2] = Long.toString(chunk);
+                reply = redis.execute(LuaScript.chargeOf(tuned.config().algorithm()), redisKey, (Object[]) args);
+            }
+            else {
+                reply = redis.execute(LuaScript.refundOf(tuned.config().algorithm()), redisKey, tuned.codec(), now(), permits);
+            }
+        }
+        catch (RuntimeException ex) {
+            availability.failed(redisKey, ex);
+            throw new SettleFailedException(name, key, reserved, actual, "Redis failed (" + ex.getMessage() + "); a call that timed "
+                    + "out may have settled all the same", ex);
+        }
+        availability.succeeded();
+        if (!charge && denyCache != null) {
+            denyCache.forget(redisKey);
+        }
+        Decision settled = tuned.codec().decision(reply);
+        LocalShares shares = tuned.shares();
+        if (shares != null) {
+            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, settled.remaining(), ScriptCodec.resetAfterMicros(reply));
+        }
+        return Quota.of(settled);
+    }
+
+        /**
      * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, a
      * call that failed while Redis still counts as in use (it timed out, its connection dropped on its
      * way, or the client could not send it before the connection was made again) is rejected: it may

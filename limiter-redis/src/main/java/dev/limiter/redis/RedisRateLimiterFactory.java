@@ -492,6 +492,7 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             for (Algorithm algorithm : Algorithm.values()) {
                 connection.scriptingCommands().scriptLoad(LuaScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
                 connection.scriptingCommands().scriptLoad(LuaScript.refundOf(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
+                connection.scriptingCommands().scriptLoad(LuaScript.chargeOf(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
                 if (algorithm.isBucket()) {
                     connection.scriptingCommands().scriptLoad(LeaseScript.of(algorithm).getScriptAsString().getBytes(StandardCharsets.UTF_8));
                 }

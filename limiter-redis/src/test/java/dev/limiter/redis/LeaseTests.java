@@ -69,6 +69,30 @@ class LeaseTests {
     }
 
     /**
+     * A settlement of a leased key goes straight to Redis (docs/settled-costs.md): a charge beyond the
+     * limit puts Redis' state into debt at once, which another instance sees; the permits this instance
+     * leased before are still its own to hand out, and no more.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA" })
+    void aSettlementOfALeasedKeyGoesToRedisAndLeavesTheLeaseAlone(Algorithm algorithm) {
+        RateLimiter leasing = instance().create("settled", leasing(algorithm, 10, Duration.ofSeconds(30)));
+        RateLimiter other = instance().create("settled", leasing(algorithm, 10, Duration.ofSeconds(30)));
+        // The second call finds the key hot and leases 10 more: 1 + 1 + 10 taken in Redis.
+        assertThat(leasing.tryAcquire("k").allowed()).isTrue();
+        assertThat(leasing.tryAcquire("k").allowed()).isTrue();
+        assertThat(leasing.quota("k").remaining()).isEqualTo(88);
+        // Reserved 1, cost 150: 149 more, 61 beyond the 88 left.
+        assertThat(leasing.settle("k", 1, 150).remaining()).isZero();
+        assertThat(other.tryAcquire("k").allowed()).as("the other instance sees the debt").isFalse();
+        long fromLease = 0;
+        while (leasing.tryAcquire("k").allowed()) {
+            fromLease++;
+        }
+        assertThat(fromLease).as("what was leased before the charge, and nothing from Redis").isEqualTo(10);
+    }
+
+    /**
      * Four instances, eight threads each, flooding one key while time moves on in steps: at the end
      * of every step the instances together have admitted no more than the algorithm's twin admits to
      * a caller taking every permit it can at the same instants, and most decisions never reached Redis.

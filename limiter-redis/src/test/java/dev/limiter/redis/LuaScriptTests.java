@@ -24,6 +24,7 @@ class LuaScriptTests {
         assertThat(decision.getScriptAsString()).isEqualTo(Scripts.decision(algorithm));
         assertThat(decision.getSha1()).isEqualTo(DigestUtils.sha1DigestAsHex(Scripts.decision(algorithm)));
         assertThat(LuaScript.refundOf(algorithm).getScriptAsString()).isEqualTo(Scripts.refund(algorithm));
+        assertThat(LuaScript.chargeOf(algorithm).getScriptAsString()).isEqualTo(Scripts.charge(algorithm));
     }
 
     @ParameterizedTest

@@ -16,6 +16,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RefundFailedException;
+import dev.limiter.SettleFailedException;
 import dev.limiter.ResetFailedException;
 import dev.limiter.memory.InMemoryRateLimiterFactory;
 import dev.limiter.test.RedisTest;
@@ -223,6 +224,29 @@ class RedisFailurePolicyTests {
                     + "policy); try again once it answers");
         // Nothing was reset: the local policy still knows the key is exhausted.
         assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        factory.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aSettlementWhileRedisIsDownFailsAndSaysSoInsteadOfPretending(Algorithm algorithm) {
+        RedisRateLimiterFactory factory = factory(FailurePolicy.LOCAL, 1);
+        RateLimiter limiter = factory.create("orders", algorithm, FIVE_PER_10S);
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire("k");
+        }
+        redis.kill();
+        assertThatThrownBy(() -> limiter.settle("k", 1, 3)).isInstanceOf(SettleFailedException.class)
+            .hasMessageStartingWith("Could not settle key 'k' of limiter 'orders' from 1 permits reserved to 3 actual: Redis failed")
+            .hasCauseInstanceOf(RuntimeException.class);
+        assertThat(factory.isRedisAvailable()).isFalse();
+        assertThatThrownBy(() -> limiter.settle("k", 3, 1)).isInstanceOf(SettleFailedException.class)
+            .hasMessage("Could not settle key 'k' of limiter 'orders' from 3 permits reserved to 1 actual: Redis is unavailable (the "
+                    + "limiters follow their failure policy); nothing was settled");
+        // Nothing was given back: the local policy still knows the key is exhausted.
+        assertThat(limiter.tryAcquire("k").allowed()).isFalse();
+        // A cost as estimated asks no one, so it cannot fail.
+        assertThat(limiter.settle("k", 2, 2)).isNull();
         factory.close();
     }
 

@@ -54,4 +54,11 @@ final class CompositeDecisionListener implements DecisionListener {
             listener.onConcurrencyDecision(event);
         }
     }
+
+    @Override
+    public void onSettleFailed(RateLimiter limiter, RuntimeException failure) {
+        for (DecisionListener listener : listeners) {
+            listener.onSettleFailed(limiter, failure);
+        }
+    }
 }

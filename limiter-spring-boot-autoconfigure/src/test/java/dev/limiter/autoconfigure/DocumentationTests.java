@@ -59,7 +59,7 @@ class DocumentationTests {
     /** Names that look like properties but are meters, observations or test settings. */
     private static final Set<String> NOT_PROPERTIES = Set.of("limiter.decisions", "limiter.decision", "limiter.near_limit",
             "limiter.redis.duration", "limiter.failure.policy.active", "limiter.concurrency.in.use", "limiter.concurrency.limit",
-            "limiter.concurrency.decisions", "limiter.concurrency.wait");
+            "limiter.concurrency.decisions", "limiter.concurrency.wait", "limiter.settle.failures");
 
     private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*([\\w-]*)\\s*$");
 

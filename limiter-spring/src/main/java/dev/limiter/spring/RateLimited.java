@@ -138,4 +138,21 @@ public @interface RateLimited {
      * one would. Empty: permits are never given back.
      */
     Class<? extends Throwable>[] refundOn() default {};
+
+    /**
+     * SpEL expression giving what the call actually cost, once it has returned, for costs known only
+     * after the call (tokens of an LLM answer, bytes, rows): {@code #result} is what the method returned
+     * (the value a {@code CompletionStage} completed with, or a {@code Mono} emitted; null for an empty
+     * one), and the method's parameters are named as in {@link #key()}. The call reserves {@link #cost()}
+     * before it runs, its estimate; then the difference is given back or charged
+     * ({@link dev.limiter.RateLimiter#settle}), and a cost above the estimate may take the key into debt,
+     * so later calls wait or are rejected until it is paid off (docs/settled-costs.md). For example
+     * {@code @RateLimited(name = "tokens", cost = "#request.maxTokens", settle = "#result.usage.totalTokens")}.
+     * Settling is best effort and never fails the call: an expression that fails, or a settlement Redis
+     * refuses, is logged (WARN) and counted. A call that throws settles nothing: its permits stay taken,
+     * unless {@link #refundOn()} gives them back. Only for methods that return a value, a
+     * {@code CompletionStage} or a {@code Mono} (not a {@code Flux}), limited by a rate limiter. Empty:
+     * the call costs what it reserved.
+     */
+    String settle() default "";
 }

@@ -135,7 +135,19 @@ class ConcurrencyInterceptionTests {
         });
     }
 
-    private static void await(java.util.function.BooleanSupplier condition) {
+    @Test
+    void settleOnAMethodNamingAConcurrencyLimitIsRejectedAtStartup() {
+        this.contextRunner.withUserConfiguration(Settled.class).run((context) -> {
+            Throwable failure = context.getStartupFailure();
+            while (failure.getCause() != null && !(failure instanceof LimiterConfigurationException)) {
+                failure = failure.getCause();
+            }
+            assertThat(failure).isInstanceOf(LimiterConfigurationException.class).hasMessageContaining("@RateLimited(settle)")
+                .hasMessageContaining("concurrency limit");
+        });
+    }
+
+        private static void await(java.util.function.BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("in time").isLessThan(deadline);
@@ -227,6 +239,23 @@ class ConcurrencyInterceptionTests {
 
         @RateLimited(name = "upstream", cost = "#n")
         public String call(int n) {
+            return "x";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Settled {
+
+        @Bean
+        SettledCalls settledCalls() {
+            return new SettledCalls();
+        }
+    }
+
+    static class SettledCalls {
+
+        @RateLimited(name = "upstream", settle = "#result.length()")
+        public String call() {
             return "x";
         }
     }

@@ -32,6 +32,11 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
 
     @Override
     public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        return apply(state, config, now, permits, config.maxWaitMicros());
+    }
+
+    @Override
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits, long maxWait) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long[] index = new long[n];
@@ -50,7 +55,7 @@ final class FixedWindow implements LocalAlgorithm<FixedWindow.State> {
             windowEnd[i] = end(l, index[i]) - now;
             retry[i] = (used[i] + permits <= l.limit()) ? 0 : windowEnd[i];
         }
-        Verdict verdict = Verdict.decide(config, permits, retry);
+        Verdict verdict = Verdict.decide(config, permits, retry, maxWait);
         long[] remaining = new long[n];
         long[] reset = new long[n];
         for (int i = 0; i < n; i++) {

@@ -43,6 +43,11 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
 
     @Override
     public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        return apply(state, config, now, permits, config.maxWaitMicros());
+    }
+
+    @Override
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits, long maxWait) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long at = Math.max(now, (state != null) ? state.last() : now);
@@ -69,7 +74,7 @@ final class Gcra implements LocalAlgorithm<Gcra.State> {
                 retry[i] = Math.max(0, next.q() - at - tolerance.q() + Exact.ceilDiv(next.r() - tolerance.r(), l.limit()));
             }
         }
-        Verdict verdict = Verdict.decide(config, permits, retry);
+        Verdict verdict = Verdict.decide(config, permits, retry, maxWait);
         long[] remaining = new long[n];
         long[] reset = new long[n];
         long[] over = new long[n];

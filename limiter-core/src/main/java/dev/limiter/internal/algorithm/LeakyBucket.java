@@ -31,6 +31,11 @@ final class LeakyBucket implements LocalAlgorithm<LeakyBucket.State> {
 
     @Override
     public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        return apply(state, config, now, permits, config.maxWaitMicros());
+    }
+
+    @Override
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits, long maxWait) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long last = (state != null) ? state.last() : now;
@@ -55,7 +60,7 @@ final class LeakyBucket implements LocalAlgorithm<LeakyBucket.State> {
             // A cost above the burst is never admitted (decide says so); its retry is not needed.
             retry[i] = (permits <= l.burst()) ? timeTo(l.burst() - permits, v[i], f[i], l) : 0;
         }
-        Verdict verdict = Verdict.decide(config, permits, retry);
+        Verdict verdict = Verdict.decide(config, permits, retry, maxWait);
         long[] remaining = new long[n];
         long[] reset = new long[n];
         for (int i = 0; i < n; i++) {

@@ -39,6 +39,14 @@ public final class Scripts {
     }
 
     /**
+     * {@code algorithm}'s charge script, which takes permits from a key whatever its limits say (into debt),
+     * assembled: {@code charge.lua} around the algorithm's decision script.
+     */
+    public static String charge(Algorithm algorithm) {
+        return assemble("/" + FOLDER + "charge.lua", algorithm);
+    }
+
+    /**
      * The Lua resource at {@code location} with every line {@code --@include <name>} replaced by the
      * resource it names, itself assembled, each of its lines indented as the include line is. A name
      * starting with {@code /} is a class path location; any other is relative to the including

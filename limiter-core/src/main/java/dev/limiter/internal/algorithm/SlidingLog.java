@@ -27,6 +27,11 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
 
     @Override
     public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        return apply(state, config, now, permits, config.maxWaitMicros());
+    }
+
+    @Override
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits, long maxWait) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long[] times = (state != null) ? state.times() : NONE;
@@ -53,7 +58,7 @@ final class SlidingLog implements LocalAlgorithm<SlidingLog.State> {
                 retry[i] = times[at] + l.windowMicros() - now;
             }
         }
-        Verdict verdict = Verdict.decide(config, permits, retry);
+        Verdict verdict = Verdict.decide(config, permits, retry, maxWait);
         if (verdict.allowed) {
             // The new entry is the newest from now on: entries older than the longest window at
             // standing can never count again. Drop them, as the script does.

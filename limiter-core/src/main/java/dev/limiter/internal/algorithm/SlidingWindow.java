@@ -24,6 +24,11 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
 
     @Override
     public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits) {
+        return apply(state, config, now, permits, config.maxWaitMicros());
+    }
+
+    @Override
+    public Step<State> apply(@Nullable State state, RateLimiterConfig config, long now, long permits, long maxWait) {
         List<LimitSpec> limits = config.limits();
         int n = limits.size();
         long subWindows = config.subWindows();
@@ -67,7 +72,7 @@ final class SlidingWindow implements LocalAlgorithm<SlidingWindow.State> {
                 }
             }
         }
-        Verdict verdict = Verdict.decide(config, permits, retry);
+        Verdict verdict = Verdict.decide(config, permits, retry, maxWait);
         long[] remaining = new long[n];
         long[] reset = new long[n];
         for (int i = 0; i < n; i++) {

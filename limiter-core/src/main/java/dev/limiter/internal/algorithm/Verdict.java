@@ -35,6 +35,14 @@ final class Verdict {
      * @param retry for each limit, microseconds until it admits the request (0: now)
      */
     static Verdict decide(RateLimiterConfig config, long permits, long[] retry) {
+        return decide(config, permits, retry, config.maxWaitMicros());
+    }
+
+    /**
+     * As {@link #decide(RateLimiterConfig, long, long[])}, letting the request wait up to {@code maxWait}
+     * microseconds instead of the configuration's max-wait: {@link LocalAlgorithm#CHARGE_WAIT} for a charge.
+     */
+    static Verdict decide(RateLimiterConfig config, long permits, long[] retry, long maxWait) {
         // Asking for no permits reads the quota: nothing is taken, nothing written.
         if (permits == 0) {
             return new Verdict(false, 0, 0, 0);
@@ -55,7 +63,7 @@ final class Verdict {
         if (worst == 0) {
             return new Verdict(true, 0, 0, 0);
         }
-        if (worst <= config.maxWaitMicros()) {
+        if (worst <= maxWait) {
             return new Verdict(true, worst, 0, 0);
         }
         return new Verdict(false, 0, violated, worst);

@@ -77,7 +77,24 @@ abstract class KeyedModel<S> implements Model {
         return quota;
     }
 
+    /**
+     * A charge is the algorithm's take of all the permits at once, with no admission asked: the debt
+     * table of docs/settled-costs.md, with none of the chunks the scripts run it in.
+     */
     @Override
+    public final Quota charge(String key, long permits, long nowMicros) {
+        if (key == null || permits < 1) {
+            throw new IllegalArgumentException("key must not be null and permits at least 1");
+        }
+        expire(key, nowMicros);
+        S after = take(states.get(key), nowMicros, permits);
+        List<LimitView> limits = read(after, nowMicros);
+        Quota quota = quota(limits);
+        keep(key, after, nowMicros, quota.resetAfter());
+        return quota;
+    }
+
+        @Override
     public final Quota quota(String key, long nowMicros) {
         expire(key, nowMicros);
         return quota(read(states.get(key), nowMicros));

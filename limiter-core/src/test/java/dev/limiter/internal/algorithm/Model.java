@@ -17,6 +17,12 @@ public interface Model {
     /** Gives {@code permits} permits back to {@code key} at {@code nowMicros} ("Refunds" in the spec): its quota afterwards. */
     Quota refund(String key, long permits, long nowMicros);
 
+    /**
+     * Takes {@code permits} from {@code key} at {@code nowMicros} whatever the limits say ("Charges" in the
+     * spec, docs/settled-costs.md's debt table): its quota afterwards.
+     */
+    Quota charge(String key, long permits, long nowMicros);
+
     /** The quota of {@code key} at {@code nowMicros}, changing nothing. */
     Quota quota(String key, long nowMicros);
 

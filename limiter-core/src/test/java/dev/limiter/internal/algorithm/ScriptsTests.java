@@ -51,6 +51,16 @@ class ScriptsTests {
         assertThat(occurrences(script, "return {allowed and 1 or 0, reported, (lowest > 0) and lowest or 0")).isEqualTo(1);
     }
 
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aChargeScriptRunsTheAlgorithmsOwnDecision(Algorithm algorithm) {
+        String script = Scripts.charge(algorithm);
+        assertThat(script).doesNotContainPattern("(?m)^\\s*--@include").startsWith("-- charge:");
+        // The decision script, whole, as the body of decide(KEYS, ARGV).
+        assertThat(script).contains(Scripts.decision(algorithm).lines().map((line) -> line.isEmpty() ? "" : "  " + line)
+            .reduce("", (a, b) -> a + b + "\n"));
+    }
+
     private static int occurrences(String text, String part) {
         int count = 0;
         for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {

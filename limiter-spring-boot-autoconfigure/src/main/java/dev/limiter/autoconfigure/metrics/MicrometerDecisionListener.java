@@ -56,6 +56,8 @@ final class MicrometerDecisionListener implements DecisionListener {
 
     static final String CONCURRENCY_WAIT = "limiter.concurrency.wait";
 
+    static final String SETTLE_FAILURES = "limiter.settle.failures";
+
     private static final Outcome[] OUTCOMES = Outcome.values();
 
     private static final DecisionSource[] SOURCES = DecisionSource.values();
@@ -114,6 +116,17 @@ final class MicrometerDecisionListener implements DecisionListener {
             meters.nearLimit.increment();
         }
     }
+
+    /** Counts a call that could not be settled, by limiter; rare, so its counter is looked up each time. */
+    @Override
+    public void onSettleFailed(RateLimiter limiter, RuntimeException failure) {
+        Counter.builder(SETTLE_FAILURES)
+            .description("Calls whose actual cost could not be settled after they ran (settle expression or Redis failed)")
+            .tags("limiter", limiter.name(), "algorithm", limiter.algorithm().configName())
+            .register(this.meters)
+            .increment();
+    }
+
 
     @Override
     public void onConcurrencyDecision(ConcurrencyEvent event) {

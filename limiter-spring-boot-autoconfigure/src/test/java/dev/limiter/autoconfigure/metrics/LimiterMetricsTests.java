@@ -108,6 +108,20 @@ class LimiterMetricsTests {
     }
 
     @Test
+    void aCallThatCouldNotBeSettledIsCountedAndStillAnswers() {
+        this.contextRunner.run((context) -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            Service service = context.getBean(Service.class);
+            assertThat(service.settled("alice", 3)).isEqualTo("3");
+            assertThat(meters.find(MicrometerDecisionListener.SETTLE_FAILURES).counter()).isNull();
+            // The settle expression fails on a negative length: the call answers all the same.
+            assertThat(service.settled("alice", -1)).isEqualTo("-1");
+            assertThat(meters.find(MicrometerDecisionListener.SETTLE_FAILURES).tags("limiter", "settled", "algorithm", "fixed-window")
+                .counter().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
     void directCallsThroughTheRegistryAreCountedToo() {
         this.contextRunner.run((context) -> {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -417,6 +431,12 @@ class LimiterMetricsTests {
 
         @RateLimited(name = "costly", key = "#user", cost = "#cost", limit = 10, window = "1m")
         public void costly(String user, int cost) {
+        }
+
+        @RateLimited(name = "settled", key = "#user", cost = "2", settle = "T(Long).parseLong(#result) >= 0 ? T(Long).parseLong(#result) : null",
+                algorithm = dev.limiter.Algorithm.FIXED_WINDOW, limit = 10, window = "1m")
+        public String settled(String user, long used) {
+            return Long.toString(used);
         }
 
     }

@@ -87,7 +87,17 @@ public class DecisionOutcomes {
         }
     }
 
-    /** Whether responses get the RateLimit header fields. */
+    /** Tells the listener that a call of {@code limited} could not be settled: {@code failure} was logged, never thrown. */
+    public void settleFailed(EnforcementPoint limited, RuntimeException failure) {
+        try {
+            listener.onSettleFailed(limited.limiter(), failure);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("A DecisionListener failed hearing a failed settlement of limiter '" + limited.limiter().name() + "'", ex);
+        }
+    }
+
+        /** Whether responses get the RateLimit header fields. */
     public boolean setsHeaderFields() {
         return headers;
     }

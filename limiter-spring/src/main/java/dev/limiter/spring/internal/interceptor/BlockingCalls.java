@@ -23,10 +23,10 @@ final class BlockingCalls implements ReturnKind {
         Consequence consequence = call.follow(call.decide(), null);
         Decision decision = consequence.decision();
         return switch (consequence.step()) {
-            case PROCEED -> call.proceed(consequence);
+            case PROCEED -> call.settled(consequence, call.proceed(consequence));
             case AWAIT_TURN -> {
                 awaitTurn(call.method(), consequence);
-                yield call.proceed(consequence);
+                yield call.settled(consequence, call.proceed(consequence));
             }
             case FAIL -> throw call.rejection(decision);
             case FALL_BACK -> call.fallback(decision);

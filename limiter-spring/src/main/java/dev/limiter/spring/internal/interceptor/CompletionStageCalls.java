@@ -73,16 +73,19 @@ final class CompletionStageCalls implements ReturnKind {
 
     /**
      * Calls the method, giving the call's permits back when it throws, or its stage fails, with an
-     * exception of refundOn. The method's own stage is returned, untouched: the refund waits for it on
-     * the side, and runs on the executor, since the stage may complete on a thread that must not wait
-     * for Redis.
+     * exception of refundOn, and settling its actual cost when the stage completes (settle). The method's
+     * own stage is returned, untouched: the refund or settlement waits for it on the side, and runs on
+     * the executor, since the stage may complete on a thread that must not wait for Redis.
      */
     private static @Nullable Object proceed(InterceptedCall call, Consequence consequence, Executor executor) throws Throwable {
         Object stage = call.proceed(consequence);
-        if (stage instanceof CompletionStage<?> result && call.method().refunds()) {
+        if (stage instanceof CompletionStage<?> result && (call.method().refunds() || call.method().settles())) {
             result.whenComplete((value, failure) -> {
                 if (failure != null) {
                     call.refundLaterIfDue(consequence, failure, executor);
+                }
+                else {
+                    call.settleLater(consequence, value, executor);
                 }
             });
         }

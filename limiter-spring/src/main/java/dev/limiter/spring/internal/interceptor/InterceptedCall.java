@@ -173,7 +173,51 @@ final class InterceptedCall {
         }
     }
 
-    /** Answers the rejected call through its fallback method. */
+    /**
+     * Settles the call's actual cost once it returned {@code result} ({@code @RateLimited(settle)}): only if
+     * the method settles and the call took its permits (allowed, even by a shadow limiter; a rejected call
+     * took none). Best effort: an expression or a settlement that fails is logged and told to the listeners,
+     * never thrown, so the caller gets the call's result.
+     *
+     * @return {@code result}, unchanged
+     */
+    @Nullable Object settled(Consequence consequence, @Nullable Object result) {
+        if (!method.settles() || !consequence.decision().allowed()) {
+            return result;
+        }
+        // An unlimited key or plan took nothing either.
+        RateLimiter deciding = limit().deciding();
+        if (deciding == null) {
+            return result;
+        }
+        try {
+            deciding.settle(key, cost, method.actualCost(invocation.getArguments(), invocation.getThis(), result));
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not settle the cost of a call of " + method.site() + " on limiter '" + method.name() + "' by settle = \""
+                    + method.settleExpression() + "\" (" + cost + " permit" + ((cost == 1) ? "" : "s") + " reserved stay taken): "
+                    + ex.getMessage(), ex);
+            prepared.outcomes().settleFailed(method, ex);
+        }
+        return result;
+    }
+
+    /** As {@link #settled}, on {@code executor}: for a result delivered on a thread that must not wait for Redis. */
+    void settleLater(Consequence consequence, @Nullable Object result, Executor executor) {
+        if (!method.settles() || !consequence.decision().allowed()) {
+            return;
+        }
+        try {
+            executor.execute(() -> settled(consequence, result));
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Could not settle the cost of a call of " + method.site() + " on limiter '" + method.name()
+                    + "': the executor refused the settlement", ex);
+            prepared.outcomes().settleFailed(method, ex);
+        }
+    }
+
+        /** Answers the rejected call through its fallback method. */
     @Nullable Object fallback(Decision decision) throws Throwable {
         return method.fallback(invocation.getThis(), invocation.getArguments(), limit(), decision);
     }

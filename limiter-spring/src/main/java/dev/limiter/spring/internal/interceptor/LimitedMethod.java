@@ -73,6 +73,9 @@ final class LimitedMethod implements EnforcementPoint {
     /** The exceptions on which a call gives its permits back; empty for none. */
     private final List<Class<? extends Throwable>> refundOn;
 
+    /** What a call actually cost, over #result and the parameters; null when it costs what it reserved. */
+    private final @Nullable Expression settle;
+
     /**
      * The parameter whose value is the key, when the key expression is nothing but a reference to it
      * ({@code #userId}, {@code #p0}, {@code #a0}) and no other expression needs an evaluation context:
@@ -101,11 +104,12 @@ final class LimitedMethod implements EnforcementPoint {
      * @param keyResolver the bean computing keys instead of {@code key}, or null
      * @param keyResolverName the bean's name, for messages
      * @param refundOn the exceptions on which a call gives its permits back
+     * @param settle what a call actually cost, over #result and the parameters; null when it costs what it reserved
      */
     LimitedMethod(MethodLimits limits, Method method, @Nullable Expression key, @Nullable Expression cost, String site,
             ParameterNameDiscoverer parameterNames, @Nullable BeanResolver beanResolver, MissingKeyPolicy onMissingKey, boolean shadow,
             @Nullable FallbackMethod fallback, Set<String> requestVariables, @Nullable Supplier<KeyResolver> keyResolver,
-            String keyResolverName, List<Class<? extends Throwable>> refundOn) {
+            String keyResolverName, List<Class<? extends Throwable>> refundOn, @Nullable Expression settle) {
         this.limits = limits;
         this.method = method;
         this.key = key;
@@ -121,6 +125,7 @@ final class LimitedMethod implements EnforcementPoint {
         this.keyResolver = keyResolver;
         this.keyResolverName = keyResolverName;
         this.refundOn = List.copyOf(refundOn);
+        this.settle = settle;
         this.keyParameter = (key != null && keyResolver == null && cost == null && !limits.hasPlanExpression())
                 ? referencedParameter(key.getExpressionString(), method, this.parameterNames, this.requestVariables)
                 : -1;
@@ -166,7 +171,37 @@ final class LimitedMethod implements EnforcementPoint {
         return !refundOn.isEmpty();
     }
 
-    /** Whether a call failing with {@code failure} gives its permits back: it is one of refundOn, or a subclass. */
+    /** Whether a call settles its actual cost once it has returned ({@code @RateLimited(settle)}). */
+    boolean settles() {
+        return settle != null;
+    }
+
+    /** The settle expression as written, for messages; "" for none. */
+    String settleExpression() {
+        return (settle != null) ? settle.getExpressionString() : "";
+    }
+
+    /**
+     * What the call with {@code args} cost, by the settle expression over {@code result} and the parameters.
+     *
+     * @throws RuntimeException when the expression fails, or gives no whole number of 0 or more
+     */
+    long actualCost(@Nullable Object[] args, @Nullable Object target, @Nullable Object result) {
+        Expression expression = Objects.requireNonNull(settle, "The method has no settle expression");
+        MethodBasedEvaluationContext context = EvaluationContexts.sharingLookups(new MethodBasedEvaluationContext(target, method, args, parameterNames));
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        context.setVariable(RateLimitedMethods.RESULT, result);
+        Object value = expression.getValue(context);
+        if (value instanceof Number number && number.doubleValue() == number.longValue() && number.longValue() >= 0) {
+            return number.longValue();
+        }
+        throw new IllegalArgumentException("The settle expression " + expression.getExpressionString() + " of " + site + " evaluated to "
+                + value + "; it must be a whole number of 0 or more");
+    }
+
+        /** Whether a call failing with {@code failure} gives its permits back: it is one of refundOn, or a subclass. */
     boolean refundsOn(Throwable failure) {
         for (Class<? extends Throwable> type : refundOn) {
             if (type.isInstance(failure)) {

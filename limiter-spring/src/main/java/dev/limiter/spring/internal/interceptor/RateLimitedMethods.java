@@ -248,6 +248,7 @@ public final class RateLimitedMethods {
             }
             keyResolver = bean(resolverName, KeyResolver.class, where);
         }
+        Expression settle = settle(annotation.settle(), specific, targetClass, site);
         ConcurrencyLimiter concurrency = limiters.concurrencyLimiterFor(annotation, site);
         if (concurrency != null) {
             concurrencyMethods.put(new MethodClassKey(method, targetClass), concurrency(concurrency, annotation, specific, targetClass, site,
@@ -260,15 +261,54 @@ public final class RateLimitedMethods {
         Outcome rejectedAs = Consequence.rejectedAs(shadow, fallback != null);
         MethodLimits limits = limits(annotation, site, specific, targetClass, requestVariables, rejectedAs);
         return new LimitedMethod(limits, specific, key, cost, site, parameterNames, beanResolver, onMissingKey, shadow, fallback,
-                requestVariables, keyResolver, resolverName, List.of(annotation.refundOn()));
+                requestVariables, keyResolver, resolverName, List.of(annotation.refundOn()), settle);
     }
+
+    /**
+     * The settle expression of {@code method}, parsed and checked: it may name the method's parameters and
+     * {@code #result}, and needs a method that returns one value. Null when there is none.
+     */
+    private @Nullable Expression settle(String text, Method method, Class<?> targetClass, String site) {
+        if (text.isBlank()) {
+            return null;
+        }
+        String where = "@RateLimited(settle) on " + describe(method, targetClass);
+        Class<?> type = method.getReturnType();
+        if (type == void.class || type == Void.class) {
+            throw new LimiterConfigurationException(where, "\"" + text + "\"", "The method returns nothing, so there is no #result "
+                    + "to read the actual cost from", "Return the result whose cost settle reads, or remove settle (the call then costs "
+                            + "what cost reserves)");
+        }
+        if (ReturnKind.of(method, site).emitsMany()) {
+            throw new LimiterConfigurationException(where, "\"" + text + "\"", "The method returns a " + type.getSimpleName()
+                    + ", which emits many values, while settle reads the cost from one #result", "Return a Mono (for example "
+                            + "collect the values into a list) and settle over it, or remove settle");
+        }
+        Expression expression;
+        try {
+            expression = parser.parseExpression(text);
+        }
+        catch (ParseException ex) {
+            throw new LimiterConfigurationException(where, "\"" + text + "\"", "Not a valid SpEL expression: " + ex.getSimpleMessage(),
+                    "Write an expression over #result and the method's parameters, such as #result.usage.totalTokens");
+        }
+        if (expression instanceof SpelExpression spel) {
+            Set<String> variables = new LinkedHashSet<>(parameters(method));
+            variables.add(RESULT);
+            checkVariables(spel.getAST(), method, targetClass, variables, where, text, new LinkedHashSet<>(), "#result");
+        }
+        return expression;
+    }
+
+    /** The variable a settle expression reads the method's result from. */
+    static final String RESULT = "result";
 
     /** A method limited by a concurrency limiter: what of the annotation it cannot honour is an error at startup. */
     private ConcurrencyLimitedMethod concurrency(ConcurrencyLimiter limiter, RateLimited annotation, Method method, Class<?> targetClass,
             String site, @Nullable Expression key, @Nullable Expression cost, @Nullable Supplier<KeyResolver> keyResolver,
             Set<String> requestVariables) {
         String unsupported = (cost != null) ? "cost" : (keyResolver != null) ? "keyResolver" : !annotation.fallbackMethod().isBlank() ? "fallbackMethod"
-                : (annotation.refundOn().length > 0) ? "refundOn" : !annotation.plan().isBlank() ? "plan"
+                : (annotation.refundOn().length > 0) ? "refundOn" : !annotation.settle().isBlank() ? "settle" : !annotation.plan().isBlank() ? "plan"
                         : !annotation.planResolver().isBlank() ? "planResolver" : annotation.shadow() ? "shadow"
                                 : (annotation.limit() > 0 || annotation.burst() > 0 || !annotation.window().isBlank()
                                         || annotation.limits().length > 0 || annotation.subWindows() > 0 || !annotation.maxWait().isBlank())
@@ -378,7 +418,7 @@ public final class RateLimitedMethods {
             Set<String> variables = new LinkedHashSet<>(parameters);
             variables.addAll(REQUEST_VARIABLES);
             Set<String> used = new LinkedHashSet<>();
-            checkVariables(spel.getAST(), method, targetClass, variables, where, text, used);
+            checkVariables(spel.getAST(), method, targetClass, variables, where, text, used, "#request, #principal, #clientIp");
             used.removeAll(parameters);
             used.retainAll(REQUEST_VARIABLES);
             requestVariables.addAll(used);
@@ -402,8 +442,9 @@ public final class RateLimitedMethods {
         return names;
     }
 
+    /** @param others the variables beside the parameters that the expression may name, for messages */
     private void checkVariables(SpelNode node, Method method, Class<?> targetClass, Set<String> variables, String where, String text,
-            Set<String> used) {
+            Set<String> used, String others) {
         if (node instanceof VariableReference) {
             String name = node.toStringAST().substring(1);
             used.add(name);
@@ -411,19 +452,19 @@ public final class RateLimitedMethods {
                 String[] declared = parameterNames.getParameterNames(method);
                 throw new LimiterConfigurationException(where, "\"" + text + "\"", "The expression names #" + name
                         + ", which is not a parameter of " + describe(method, targetClass),
-                        "Use one of the parameters " + parameterList(variables) + ", or #request, #principal, #clientIp" + (declared == null
+                        "Use one of the parameters " + parameterList(variables) + ", or " + others + (declared == null
                                 ? " (parameter names are unavailable: compile with -parameters to use them)" : ""));
             }
         }
         for (int i = 0; i < node.getChildCount(); i++) {
-            checkVariables(node.getChild(i), method, targetClass, variables, where, text, used);
+            checkVariables(node.getChild(i), method, targetClass, variables, where, text, used, others);
         }
     }
 
     private static String parameterList(Set<String> variables) {
         Set<String> shown = new LinkedHashSet<>();
         for (String variable : variables) {
-            if (!variable.equals("root") && !variable.equals("this") && !REQUEST_VARIABLES.contains(variable)) {
+            if (!variable.equals("root") && !variable.equals("this") && !variable.equals(RESULT) && !REQUEST_VARIABLES.contains(variable)) {
                 shown.add("#" + variable);
             }
         }

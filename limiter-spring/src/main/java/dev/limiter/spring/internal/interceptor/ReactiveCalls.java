@@ -105,6 +105,11 @@ final class ReactiveCalls implements ReturnKind {
     }
 
     @Override
+    public boolean emitsMany() {
+        return multiValue;
+    }
+
+    @Override
     public boolean evaluatesPerSubscription() {
         return true;
     }
@@ -142,16 +147,21 @@ final class ReactiveCalls implements ReturnKind {
 
     /**
      * {@code source}, giving the subscription's permits back when it signals an error of refundOn (after
-     * any values, for a multi-value type). The refund runs on the application's executor, not on the
-     * thread signalling, which may be an event loop; the error goes on unchanged.
+     * any values, for a multi-value type), and, for a single value, settling its actual cost when it
+     * succeeds (settle). The refund or settlement runs on the application's executor, not on the thread
+     * signalling, which may be an event loop; the signals go on unchanged.
      */
     private Publisher<?> refunding(InterceptedCall call, Consequence consequence, Publisher<?> source) {
-        if (!call.method().refunds() || !consequence.decision().allowed()) {
+        if (!(call.method().refunds() || call.method().settles()) || !consequence.decision().allowed()) {
             return source;
         }
         Executor executor = call.prepared().asyncExecutor();
-        return multiValue ? Flux.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor))
-                : Mono.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor));
+        if (multiValue) {
+            return Flux.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor));
+        }
+        // A Mono settles on its value, or on completing empty (a null #result); never twice, never after an error.
+        return Mono.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor))
+            .doOnSuccess((value) -> call.settleLater(consequence, value, executor));
     }
 
     /** The response of the WebFlux exchange subscribing, else the servlet response of the call. */

@@ -53,6 +53,11 @@ interface ReturnKind {
         return true;
     }
 
+    /** Whether the method's result may emit many values (a {@code Flux}), so that no one value is its result. */
+    default boolean emitsMany() {
+        return false;
+    }
+
     /** Whether the method returns a {@code CompletionStage}, whose fallback may return any stage. */
     default boolean isCompletionStage() {
         return false;
