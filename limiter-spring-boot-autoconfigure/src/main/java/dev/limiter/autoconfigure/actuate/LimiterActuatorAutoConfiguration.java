@@ -7,6 +7,7 @@ import dev.limiter.autoconfigure.LimiterAutoConfiguration;
 import dev.limiter.autoconfigure.ConcurrencyLimiters;
 import dev.limiter.autoconfigure.LimiterProperties;
 import dev.limiter.autoconfigure.LimiterRetuner;
+import dev.limiter.autoconfigure.LimiterSites;
 import dev.limiter.autoconfigure.internal.ConfiguredRules;
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.redis.RedisRateLimiterFactory;
@@ -49,9 +50,10 @@ public final class LimiterActuatorAutoConfiguration {
         @ConditionalOnBean(DefinedLimiters.class)
         LimitersEndpoint limitersEndpoint(RateLimiterRegistry registry, DefinedLimiters definitions,
                 ObjectProvider<RedisRateLimiterFactory> redis, Environment environment, LimiterRetuner retuner,
-                LimiterProperties properties, BeanFactory beans, ObjectProvider<ConcurrencyLimiters> concurrency) {
+                LimiterProperties properties, BeanFactory beans, ObjectProvider<ConcurrencyLimiters> concurrency,
+                ObjectProvider<LimiterSites> sites) {
             return new LimitersEndpoint(registry, definitions, redis.getIfAvailable(), environment, retuner, () -> rules(properties, beans),
-                    concurrency.getIfAvailable());
+                    concurrency.getIfAvailable(), () -> sites.orderedStream().toList());
         }
 
         /** Guards the endpoint's operations: writes off unless turned on, unknown or null fields refused, messages on 404. */

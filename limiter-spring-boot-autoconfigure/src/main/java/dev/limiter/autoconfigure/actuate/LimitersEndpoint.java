@@ -22,6 +22,7 @@ import dev.limiter.ResetFailedException;
 import dev.limiter.Retuning;
 import dev.limiter.autoconfigure.ConcurrencyLimiters;
 import dev.limiter.autoconfigure.LimiterRetuner;
+import dev.limiter.autoconfigure.LimiterSites;
 import dev.limiter.autoconfigure.internal.DefinedLimiters;
 import dev.limiter.spring.internal.limits.LimitNotation;
 import dev.limiter.redis.RedisRateLimiterFactory;
@@ -73,9 +74,12 @@ public final class LimitersEndpoint {
     /** The concurrency limits of limiter.concurrency-limits; null for none. */
     private final @Nullable ConcurrencyLimiters concurrency;
 
+    /** Where other modules use limiters: gateway routes, outgoing calls. */
+    private final Supplier<List<LimiterSites>> sites;
+
     LimitersEndpoint(RateLimiterRegistry registry, DefinedLimiters definitions, @Nullable RedisRateLimiterFactory redis,
             @Nullable Environment environment, LimiterRetuner retuner, Supplier<List<RateLimitRule>> rules,
-            @Nullable ConcurrencyLimiters concurrency) {
+            @Nullable ConcurrencyLimiters concurrency, Supplier<List<LimiterSites>> sites) {
         this.registry = registry;
         this.definitions = definitions;
         this.redis = redis;
@@ -83,6 +87,7 @@ public final class LimitersEndpoint {
         this.retuner = retuner;
         this.rules = rules;
         this.concurrency = concurrency;
+        this.sites = sites;
     }
 
     /** Every limiter, by name. */
@@ -367,7 +372,10 @@ public final class LimitersEndpoint {
                 (lease != null) ? new LeaseDescriptor(lease.permits(), lease.ttl().toString()) : null);
     }
 
-    /** The annotated methods using limiter {@code name}, then the rules deciding by it: "limiter.rules[0] GET /pages/**". */
+    /**
+     * The annotated methods using limiter {@code name}, then the rules deciding by it ("limiter.rules[0] GET /pages/**"), then the
+     * routes of other modules (gateway routes, outgoing calls).
+     */
     private List<String> usedBy(String name) {
         List<String> usedBy = new ArrayList<>(definitions.sites(name));
         for (RateLimitRule rule : rules.get()) {
@@ -375,6 +383,9 @@ public final class LimitersEndpoint {
                 String methods = rule.methods().isEmpty() ? "" : String.join(",", rule.methods()).toUpperCase(Locale.ROOT) + " ";
                 usedBy.add(rule.property() + " " + methods + String.join(", ", rule.paths()));
             }
+        }
+        for (LimiterSites others : sites.get()) {
+            usedBy.addAll(others.sites().getOrDefault(name, List.of()));
         }
         return usedBy;
     }

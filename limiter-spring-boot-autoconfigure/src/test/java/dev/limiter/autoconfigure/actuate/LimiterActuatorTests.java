@@ -17,6 +17,7 @@ import dev.limiter.LimitSpec;
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.RateLimiterRegistry;
 import dev.limiter.autoconfigure.LimiterAutoConfiguration;
+import dev.limiter.autoconfigure.LimiterSites;
 import dev.limiter.autoconfigure.TestRedisProperties;
 import dev.limiter.autoconfigure.web.LimiterWebMvcAutoConfiguration;
 import dev.limiter.spring.RateLimited;
@@ -95,6 +96,14 @@ class LimiterActuatorTests {
                 "limiter.limiters.search.limit=100", "limiter.limiters.search.window=1m")
         .withBean(VirtualClock.class, VirtualClock::new)
         .withUserConfiguration(ServiceConfiguration.class, OrderController.class);
+
+    /** Routes of other modules that use a limiter (gateway routes, outgoing calls) show among its users. */
+    @Test
+    void usedByNamesTheRoutesOfOtherModules() {
+        this.contextRunner.withBean(LimiterSites.class, () -> () -> Map.of("search", List.of("limiter.outgoing[0]")))
+            .run((context) -> assertThat(((LimiterDescriptor) context.getBean(LimitersEndpoint.class).limiter("search")).usedBy())
+                .containsExactly("limiter.outgoing[0]"));
+    }
 
     @Test
     void listsEveryLimiterWithItsEffectiveConfigurationAndWhereEachValueCameFrom() {
