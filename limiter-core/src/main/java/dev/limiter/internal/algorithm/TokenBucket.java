@@ -61,13 +61,13 @@ final class TokenBucket implements LocalAlgorithm<TokenBucket.State> {
             retry[i] = (permits <= l.burst()) ? timeTo(permits, x[i], f[i], l) : 0;
         }
         Verdict verdict = Verdict.decide(config, permits, retry, maxWait);
-        long[] remaining = new long[n];
-        long[] reset = new long[n];
+        // What is left of each bucket is what it reports as remaining; retry, read by now, holds the resets.
+        long[] remaining = x;
+        long[] reset = retry;
         for (int i = 0; i < n; i++) {
             if (verdict.allowed) {
                 x[i] -= permits;
             }
-            remaining[i] = x[i];
             reset[i] = timeTo(limits.get(i).burst(), x[i], f[i], limits.get(i));
         }
         Decision decision = verdict.decision(config, remaining, reset);

@@ -45,7 +45,7 @@ final class Verdict {
     static Verdict decide(RateLimiterConfig config, long permits, long[] retry, long maxWait) {
         // Asking for no permits reads the quota: nothing is taken, nothing written.
         if (permits == 0) {
-            return new Verdict(false, 0, 0, 0);
+            return READ;
         }
         for (int i = 0; i < retry.length; i++) {
             if (permits > config.capacity(i)) {
@@ -61,13 +61,19 @@ final class Verdict {
             }
         }
         if (worst == 0) {
-            return new Verdict(true, 0, 0, 0);
+            return ALLOWED_NOW;
         }
         if (worst <= maxWait) {
             return new Verdict(true, worst, 0, 0);
         }
         return new Verdict(false, 0, violated, worst);
     }
+
+    /** Allowed at once: the verdict of most requests, made once. */
+    private static final Verdict ALLOWED_NOW = new Verdict(true, 0, 0, 0);
+
+    /** The verdict of a read of the quota (no permits asked for), which takes nothing. */
+    private static final Verdict READ = new Verdict(false, 0, 0, 0);
 
     /** The verdict of a refund, which decides nothing: its decision reports the quota after it. */
     static final Verdict REFUND = new Verdict(false, 0, 0, 0);
