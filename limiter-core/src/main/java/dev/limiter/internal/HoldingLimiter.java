@@ -6,6 +6,8 @@ import java.util.concurrent.CompletionStage;
 import dev.limiter.Decision;
 import dev.limiter.RateLimiter;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Not API, an SPI for Limiter's companion modules (the outgoing-call integration): a limiter's decisions
  * that also respect a hold on the key, which something outside the limiter asked for (an upstream's 429
@@ -15,6 +17,21 @@ import dev.limiter.RateLimiter;
  * beside the limiter's state, in its hash tag; in memory the hold is checked in the process first.
  */
 public interface HoldingLimiter {
+
+    /**
+     * The decisions of {@code limiter} that respect holds in its factory's state, when {@code limiter} is
+     * one of {@code factory}'s and can read holds (a Redis limiter); null otherwise.
+     */
+    static @Nullable HoldingLimiter of(RateLimiter limiter, Object factory) {
+        return (limiter instanceof Holdable holdable) ? holdable.holding(factory) : null;
+    }
+
+    /** Not API: a limiter whose own decisions can read holds, such as a Redis limiter. */
+    interface Holdable {
+
+        /** This limiter's decisions respecting holds, when it is one of {@code factory}'s; null otherwise. */
+        @Nullable HoldingLimiter holding(Object factory);
+    }
 
     /** The limiter deciding when the key is not held. */
     RateLimiter limiter();

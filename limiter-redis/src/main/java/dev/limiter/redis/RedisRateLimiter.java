@@ -42,7 +42,7 @@ import org.springframework.data.redis.core.RedisOperations;
  * reactive operations, {@link #tryAcquireAsync} sends the same script without blocking. Retuned, it
  * decides by the new configuration from the next call on, it and every view of it alike.
  */
-final class RedisRateLimiter implements RateLimiter {
+final class RedisRateLimiter implements RateLimiter, HoldingLimiter.Holdable {
 
     private final String name;
 
@@ -472,6 +472,11 @@ final class RedisRateLimiter implements RateLimiter {
     /** Whether this limiter decides on Redis as seen by {@code availability}: one of the factory's that has it. */
     boolean decidesOn(RedisAvailability availability) {
         return this.availability == availability;
+    }
+
+    @Override
+    public @Nullable HoldingLimiter holding(Object factory) {
+        return (factory instanceof RedisRateLimiterFactory redis && redis.owns(this)) ? new RedisHoldingLimiter(this) : null;
     }
 
     /** Whether this limiter uses Redis now. */

@@ -585,8 +585,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
     }
 
     /**
-     * Not API, an SPI for Limiter's companion modules (the outgoing-call integration): decisions of
-     * {@code limiter}, one of this factory's, that also respect a hold on the key, kept at
+     * Decisions of {@code limiter}, one of this factory's, that also respect a hold on the key (what
+     * companion modules get through {@link HoldingLimiter#of}), kept at
      * {@link #companionKey companionKey(name, key, "hold")} (with the plan in the hash tag for a plan's
      * limiter). The decision's script reads the hold in its one round trip, and rejects without touching
      * the limiter's state while it lasts; such decisions are never batched and neither lease nor take
@@ -594,11 +594,17 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
      *
      * @throws IllegalArgumentException when {@code limiter} is not one of this factory's
      */
-    public HoldingLimiter holding(RateLimiter limiter) {
-        if (!(limiter instanceof RedisRateLimiter redisLimiter) || !redisLimiter.decidesOn(availability)) {
+    HoldingLimiter holding(RateLimiter limiter) {
+        HoldingLimiter holding = HoldingLimiter.of(limiter, this);
+        if (holding == null) {
             throw new IllegalArgumentException("Limiter " + limiter + " is not one of this factory's, so it cannot read holds in Redis");
         }
-        return new RedisHoldingLimiter(redisLimiter);
+        return holding;
+    }
+
+    /** Whether {@code limiter} decides on this factory's Redis. */
+    boolean owns(RedisRateLimiter limiter) {
+        return limiter.decidesOn(availability);
     }
 
     @Override

@@ -16,6 +16,7 @@ import dev.limiter.Algorithm;
 import dev.limiter.LimitSpec;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RateLimiterRegistry;
+import dev.limiter.internal.HoldingLimiter;
 import dev.limiter.outgoing.internal.OutgoingCalls;
 import dev.limiter.outgoing.internal.OutgoingObserver;
 import dev.limiter.outgoing.internal.OutgoingRoute;
@@ -140,8 +141,8 @@ class OneRoundTripTests {
         restClient.get().uri(upstream.url()).retrieve().toBodilessEntity();
         String state = "rt:{partner:company}:tb2:";
         byte[] before = dumpStartingWith(state);
-        other.holding(other.create("partner", RateLimiterConfig.builder(Algorithm.TOKEN_BUCKET)
-            .limit(SLOW).build())).hold("company", Duration.ofSeconds(30));
+        HoldingLimiter.of(other.create("partner", RateLimiterConfig.builder(Algorithm.TOKEN_BUCKET).limit(SLOW).build()), other)
+            .hold("company", Duration.ofSeconds(30));
         resetStats();
         for (int i = 0; i < CALLS; i++) {
             assertThatThrownBy(() -> restClient.get().uri(upstream.url()).retrieve().toBodilessEntity())
@@ -157,8 +158,8 @@ class OneRoundTripTests {
     @Test
     void aCallThatMayWaitWaitsTheHoldOutAndIsDecidedOnceMore() {
         String url = upstream.url().replace("/v1/orders", "/v1/patient/orders");
-        other.holding(other.create("patient", RateLimiterConfig.builder(Algorithm.GCRA).limit(LimitSpec.of(1000, Duration.ofMinutes(1)))
-            .maxWait(Duration.ofMinutes(1)).build())).hold("company", Duration.ofSeconds(10));
+        HoldingLimiter.of(other.create("patient", RateLimiterConfig.builder(Algorithm.GCRA).limit(LimitSpec.of(1000, Duration.ofMinutes(1)))
+            .maxWait(Duration.ofMinutes(1)).build()), other).hold("company", Duration.ofSeconds(10));
         resetStats();
         long start = clock.nowMicros();
         assertThat(restClient.get().uri(url).retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);

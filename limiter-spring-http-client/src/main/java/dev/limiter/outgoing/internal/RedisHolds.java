@@ -41,13 +41,12 @@ public final class RedisHolds implements Holds {
 
     @Override
     public HoldingLimiter of(RateLimiter limiter) {
-        try {
-            return factory.holding(limiter);
-        }
-        catch (IllegalArgumentException ex) {
+        HoldingLimiter holding = HoldingLimiter.of(limiter, factory);
+        if (holding == null) {
             logger.warn("Outgoing calls of limiter '" + limiter.name() + "' keep the holds upstreams ask for in this process only: "
-                    + ex.getMessage());
+                    + "it is not one of the Redis factory's limiters, so it cannot read holds in Redis");
             return others.of(limiter);
         }
+        return holding;
     }
 }
