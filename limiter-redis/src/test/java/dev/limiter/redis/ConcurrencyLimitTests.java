@@ -250,21 +250,22 @@ class ConcurrencyLimitTests {
         RedisConcurrencyLimiter w2 = instance(config, clock);
         RedisConcurrencyLimiter w3 = instance(config, clock);
         Permit held = holder.tryAcquire("k").orElseThrow();
-        // Arriving in the same microsecond (the clock stands still): the order is still theirs.
-        assertThat(w1.take("k", "t1")).isNull();
-        assertThat(w2.take("k", "t2")).isNull();
-        assertThat(w3.take("k", "t3")).isNull();
+        // Arriving in the same microsecond (the clock stands still), tickets in reverse alphabetical order: the
+        // order is still the order they came in, not Redis' order of members of equal score.
+        assertThat(w1.take("k", "z1")).isNull();
+        assertThat(w2.take("k", "m2")).isNull();
+        assertThat(w3.take("k", "a3")).isNull();
         held.close();
-        assertThat(w3.take("k", "t3")).as("the last one comes too late").isNull();
-        assertThat(w2.take("k", "t2")).as("the second one is not at the head").isNull();
-        Permit first = w1.take("k", "t1");
+        assertThat(w3.take("k", "a3")).as("the last one comes too late").isNull();
+        assertThat(w2.take("k", "m2")).as("the second one is not at the head").isNull();
+        Permit first = w1.take("k", "z1");
         assertThat(first).as("the first one").isNotNull();
         first.close();
-        assertThat(w3.take("k", "t3")).isNull();
-        Permit second = w2.take("k", "t2");
+        assertThat(w3.take("k", "a3")).isNull();
+        Permit second = w2.take("k", "m2");
         assertThat(second).isNotNull();
         second.close();
-        Permit third = w3.take("k", "t3");
+        Permit third = w3.take("k", "a3");
         assertThat(third).isNotNull();
         assertThat(queued(w1, "k")).as("each left the queue with its slot").isZero();
         third.close();
