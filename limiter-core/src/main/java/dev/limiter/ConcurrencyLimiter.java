@@ -18,16 +18,20 @@ public interface ConcurrencyLimiter extends AutoCloseable {
     ConcurrencyLimiterConfig config();
 
     /**
-     * Takes a slot of {@code key} if one is free now, never waiting.
+     * Takes a slot of {@code key} if one is free now and not due to a caller waiting in {@link #acquire},
+     * never waiting: it takes only slots beyond those of the waiters queued, and never queues.
      *
      * @param key the subject limited, such as a customer id; "" limits everyone together
-     * @return the permit holding the slot, empty when every slot is taken
+     * @return the permit holding the slot, empty when every slot is taken or due to a waiter
      */
     Optional<Permit> tryAcquire(String key);
 
     /**
      * Takes a slot of {@code key}, waiting up to {@link ConcurrencyLimiterConfig#maxWait()} for one to come
-     * free. Waiters retry with a randomized backoff, so they are served in no particular order (no queue).
+     * free. Waiters of every instance are served first come, first served: each holds a place in the key's
+     * queue, renewed by its attempts (retried with a randomized backoff, up to 100 ms apart), and only the
+     * waiters at its head take the slots that come free. A waiter that gives up leaves the queue; one that
+     * stops polling loses its place after a second.
      *
      * @param key the subject limited
      * @return the permit holding the slot

@@ -33,8 +33,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * What every backend's {@link ConcurrencyLimiter} does alike: slot ids unique across instances, the
  * permits this instance holds, their renewal every third of the lease (one call per key, all of its
- * slots at once), and waiting with a randomized backoff. A backend says how a slot is taken, released
- * and renewed in its state.
+ * slots at once), and fair waiting: a waiter holds a ticket in the key's queue, renewed by each of its
+ * attempts (retried with a randomized backoff), and only the waiters at the head of the queue can take the
+ * slots that come free. A backend says how a slot is taken, released and renewed, and a ticket queued and
+ * taken out, in its state.
  */
 public abstract class ConcurrencySlots implements ConcurrencyLimiter {
 
@@ -43,6 +45,13 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
 
     /** Longest pause of a waiting caller between two attempts. */
     static final Duration MAX_BACKOFF = Duration.ofMillis(100);
+
+    /**
+     * How long a waiter's ticket keeps its place in the queue without an attempt renewing it: ten of the
+     * longest pauses between two attempts, so a live waiter keeps its place and a dead one blocks the
+     * waiters behind it this long at most.
+     */
+    public static final Duration TICKET_LEASE = Duration.ofSeconds(1);
 
     private final String name;
 
@@ -98,12 +107,20 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
 
     /**
      * Takes a slot of {@code key} in the backend's state, through {@link #hold} for a slot to renew or
-     * {@link #unheld} for a permit the failure policy admits without one.
+     * {@link #unheld} for a permit the failure policy admits without one. First come, first served: a
+     * caller at rank r of the key's queue of live tickets (a caller whose ticket is not queued ranks after
+     * them all) takes a slot only when r is below the slots free. A caller with a ticket that gets no slot
+     * queues it, or renews its lease ({@link #TICKET_LEASE}) if it is queued already; with a slot, its
+     * ticket leaves the queue.
      *
-     * @return the permit, null when every slot is taken, or {@link #refused} when the failure policy
-     *     rejects the call
+     * @param ticket the waiter's ticket, unique across instances ({@link #newTicket}); null never to queue
+     * @return the permit, null when no slot is free for this caller, or {@link #refused} when the failure
+     *     policy rejects the call
      */
-    protected abstract @Nullable Permit take(String key);
+    protected abstract @Nullable Permit take(String key, @Nullable String ticket);
+
+    /** Takes ticket {@code ticket} out of {@code key}'s queue; what it throws is ignored (its lease ends it later). */
+    protected abstract void leave(String key, String ticket);
 
     /** Frees slot {@code slot} of {@code key}; what it throws is ignored (the lease frees it later). */
     protected abstract void release(String key, String slot);
@@ -114,6 +131,11 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
     /** A new slot id, unique across instances. */
     protected final String newSlot() {
         return instanceId + ":" + slots.incrementAndGet();
+    }
+
+    /** A new waiter's ticket, unique across instances. */
+    protected final String newTicket() {
+        return instanceId + ":w" + slots.incrementAndGet();
     }
 
     /** A permit of slot {@code slot} of {@code key}, now taken: renewed until closed, then released. */
@@ -149,20 +171,23 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
     @Override
     public Optional<Permit> tryAcquire(String key) {
         LimiterArguments.checkKey(key);
-        return Optional.ofNullable(decided(take(key), -1));
+        // No ticket: never queues, and takes a slot only beyond those the queued waiters are due.
+        return Optional.ofNullable(decided(take(key, null), -1));
     }
 
     @Override
     public Permit acquire(String key) {
         LimiterArguments.checkKey(key);
         long started = System.nanoTime();
-        Permit last = take(key);
+        // Without max-wait there is no waiting, and so no place in the queue to keep.
+        String ticket = config.maxWait().isZero() ? null : newTicket();
+        Permit last = take(key, ticket);
         if (taken(last) != null) {
             return decided(last, System.nanoTime() - started);
         }
         long deadline = started + config.maxWait().toNanos();
         long backoff = FIRST_BACKOFF.toNanos();
-        while (!config.maxWait().isZero()) {
+        while (ticket != null) {
             long left = deadline - System.nanoTime();
             if (left <= 0 || Thread.currentThread().isInterrupted()) {
                 break;
@@ -170,9 +195,26 @@ public abstract class ConcurrencySlots implements ConcurrencyLimiter {
             // Randomized, so waiters of many instances do not retry in step; bounded by what is left of max-wait.
             LockSupport.parkNanos(Math.min(left, ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)));
             backoff = Math.min(backoff * 2, MAX_BACKOFF.toNanos());
-            last = take(key);
+            last = take(key, ticket);
             if (taken(last) != null) {
                 return decided(last, System.nanoTime() - started);
+            }
+        }
+        if (ticket != null && last == null) {
+            // Given up (max-wait over, or interrupted): the waiters behind move up now. After a failure
+            // policy's refusal the backend is not asked again; the ticket's lease ends it.
+            // Asked even when interrupted (the flag is kept), since the ticket would block others a lease long.
+            boolean interrupted = Thread.interrupted();
+            try {
+                leave(key, ticket);
+            }
+            catch (RuntimeException ex) {
+                // Its lease ends it.
+            }
+            finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         // What refused the last attempt: the slots (null), or the failure policy.

@@ -14,6 +14,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
 
 import dev.limiter.ConcurrencyEvent;
 import dev.limiter.ConcurrencyLimiterConfig;
@@ -24,6 +26,7 @@ import dev.limiter.FailurePolicy;
 import dev.limiter.Outcome;
 import dev.limiter.Permit;
 import dev.limiter.RateLimitExceededException;
+import dev.limiter.internal.ConcurrencySlots;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -182,6 +185,119 @@ class InMemoryConcurrencyLimiterTests {
         held.close();
         held.close();
         assertThat(limiter.acquire("k").key()).isEqualTo("k");
+    }
+
+    /** Waits (real time, not a lease) until {@code count} says {@code expected}: a waiter has queued. */
+    static void awaitCount(IntSupplier count, int expected) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (count.getAsInt() != expected) {
+            assertThat(System.nanoTime()).as("waited for %d queued", expected).isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
+    /** First come, first served: the slot that comes free goes to the waiter at the head of the queue. */
+    @Test
+    void waitersTakeFreedSlotsInTheOrderTheyCame() {
+        InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(1).withLease(LEASE));
+        Permit holder = limiter.tryAcquire("k").orElseThrow();
+        assertThat(limiter.take("k", "w1")).isNull();
+        assertThat(limiter.take("k", "w2")).isNull();
+        assertThat(limiter.take("k", "w3")).isNull();
+        assertThat(limiter.queued("k")).isEqualTo(3);
+        holder.close();
+        assertThat(limiter.take("k", "w3")).as("the last one comes too late").isNull();
+        assertThat(limiter.take("k", "w2")).as("the second one is not at the head").isNull();
+        Permit first = limiter.take("k", "w1");
+        assertThat(first).as("the first one").isNotNull();
+        first.close();
+        assertThat(limiter.take("k", "w3")).isNull();
+        Permit second = limiter.take("k", "w2");
+        assertThat(second).isNotNull();
+        second.close();
+        Permit third = limiter.take("k", "w3");
+        assertThat(third).isNotNull();
+        assertThat(limiter.queued("k")).as("each left the queue with its slot").isZero();
+        third.close();
+    }
+
+    @Test
+    void waitingCallersAreServedInArrivalOrder() throws Exception {
+        InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(1).withMaxWait(Duration.ofSeconds(30)));
+        Permit holder = limiter.acquire("k");
+        List<String> served = new CopyOnWriteArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        List<Future<?>> waiters = new ArrayList<>();
+        for (String name : List.of("w1", "w2", "w3")) {
+            waiters.add(threads.submit(() -> {
+                try (Permit permit = limiter.acquire("k")) {
+                    served.add(name);
+                }
+                return null;
+            }));
+            awaitCount(() -> limiter.queued("k"), waiters.size());
+        }
+        holder.close();
+        for (Future<?> waiter : waiters) {
+            waiter.get(20, TimeUnit.SECONDS);
+        }
+        threads.shutdown();
+        assertThat(served).containsExactly("w1", "w2", "w3");
+        assertThat(limiter.queued("k")).isZero();
+    }
+
+    @Test
+    void aWaiterThatStoppedPollingLosesItsPlaceAfterItsTicketLease() {
+        InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(1).withLease(LEASE));
+        Permit holder = limiter.tryAcquire("k").orElseThrow();
+        assertThat(limiter.take("k", "dead")).isNull();
+        assertThat(limiter.take("k", "alive")).isNull();
+        holder.close();
+        advance(ConcurrencySlots.TICKET_LEASE.dividedBy(2));
+        assertThat(limiter.take("k", "alive")).as("behind the dead one, its ticket renewed").isNull();
+        assertThat(limiter.tryAcquire("k")).as("a newcomer is behind both").isEmpty();
+        advance(ConcurrencySlots.TICKET_LEASE.dividedBy(2));
+        Permit alive = limiter.take("k", "alive");
+        assertThat(alive).as("the dead one's ticket ran out; the live one's was renewed").isNotNull();
+        assertThat(limiter.queued("k")).isZero();
+        alive.close();
+        assertThat(limiter.take("k", "dead")).as("back to the end of an empty queue").isNotNull();
+    }
+
+    @Test
+    void tryAcquireNeverTakesASlotAQueuedWaiterIsDue() {
+        InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(2).withLease(LEASE));
+        Permit one = limiter.tryAcquire("k").orElseThrow();
+        Permit two = limiter.tryAcquire("k").orElseThrow();
+        assertThat(limiter.take("k", "waiter")).isNull();
+        one.close();
+        assertThat(limiter.tryAcquire("k")).as("the free slot is the waiter's").isEmpty();
+        two.close();
+        Permit beyond = limiter.tryAcquire("k").orElseThrow();
+        assertThat(limiter.take("k", "waiter")).as("one free slot beyond the queue went to the newcomer, one is the waiter's").isNotNull();
+        beyond.close();
+        assertThat(limiter.queued("k")).isZero();
+        assertThat(limiter.tryAcquire("k")).as("no one queued: as before").isPresent();
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheQueueAtOnce() throws Exception {
+        InMemoryConcurrencyLimiter limiter = limiter(ConcurrencyLimiterConfig.of(1).withLease(LEASE).withMaxWait(Duration.ofMillis(20)));
+        Permit holder = limiter.acquire("k");
+        assertThatThrownBy(() -> limiter.acquire("k")).isInstanceOf(RateLimitExceededException.class);
+        assertThat(limiter.queued("k")).as("gave up at max-wait").isZero();
+        InMemoryConcurrencyLimiter patient = limiter(ConcurrencyLimiterConfig.of(1).withLease(LEASE).withMaxWait(Duration.ofSeconds(30)));
+        Permit patientHolder = patient.acquire("k");
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        Future<Permit> waiter = thread.submit(() -> patient.acquire("k"));
+        awaitCount(() -> patient.queued("k"), 1);
+        thread.shutdownNow();
+        assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(RateLimitExceededException.class);
+        assertThat(patient.queued("k")).as("interrupted").isZero();
+        holder.close();
+        patientHolder.close();
+        assertThat(limiter.tryAcquire("k")).as("no ticket left behind").isPresent();
+        assertThat(patient.tryAcquire("k")).isPresent();
     }
 
     @Test

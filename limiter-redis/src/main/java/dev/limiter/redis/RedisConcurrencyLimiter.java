@@ -1,5 +1,6 @@
 package dev.limiter.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.IntSupplier;
 
@@ -21,8 +22,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A concurrency limit in Redis: one script call takes a slot (concurrency-take.lua), one releases it, and
- * each instance renews the slots it holds, one call per key, every third of the lease. While Redis fails,
+ * A concurrency limit in Redis: one script call takes a slot or queues the caller's ticket
+ * (concurrency-take.lua), first come first served across instances; one releases a slot, one takes a ticket
+ * that gave up out of the queue, and each instance renews the slots it holds, one call per key, every third
+ * of the lease. While Redis fails,
  * the failure policy decides: {@link FailurePolicy#ALLOW} admits without a slot, {@link FailurePolicy#DENY}
  * rejects, {@link FailurePolicy#LOCAL} takes a slot of an in-memory limit of this instance's share of the
  * limit (the limit divided by the instances counted alive when Redis first failed, rounded up).
@@ -39,8 +42,19 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
 
     static final LuaScript COUNT = script("concurrency-count.lua");
 
+    static final LuaScript LEAVE = script("concurrency-leave.lua");
+
     /** Ends the key of every concurrency limit: never the tail of an algorithm's key ({@link RedisKeys#tail}). */
     static final String TAIL = "}:cc";
+
+    /**
+     * Ends the key of a concurrency limit's waiters' tickets by arrival: never {@link #TAIL}, an algorithm's
+     * tail ({@link RedisKeys#tail}) or a companion's ({@link RedisKeys#companionTail}).
+     */
+    static final String QUEUE_TAIL = "}:ccq";
+
+    /** Ends the key of a concurrency limit's waiters' tickets by lease: no other key's tail either. */
+    static final String TICKETS_TAIL = "}:cct";
 
     private final BlockingScripts scripts;
 
@@ -57,6 +71,8 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
     private final String leaseMicros;
 
     private final String limit;
+
+    private final String ticketLeaseMicros;
 
     private volatile @Nullable ConcurrencyLimiter localShare;
 
@@ -75,6 +91,7 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
         this.instances = instances;
         this.leaseMicros = Long.toString(config.leaseMillis() * 1_000L);
         this.limit = Long.toString(config.limit());
+        this.ticketLeaseMicros = Long.toString(TICKET_LEASE.toNanos() / 1_000L);
     }
 
     private static LuaScript script(String file) {
@@ -87,18 +104,45 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
         return head + RedisKeys.escape(key) + TAIL;
     }
 
+    /** The Redis key of {@code key}'s waiters' tickets by arrival: the same hash tag as its slots. */
+    String queueKey(String key) {
+        return head + RedisKeys.escape(key) + QUEUE_TAIL;
+    }
+
+    /** The Redis key of {@code key}'s waiters' tickets by lease: the same hash tag as its slots. */
+    String ticketsKey(String key) {
+        return head + RedisKeys.escape(key) + TICKETS_TAIL;
+    }
+
+    /** Runs {@code script} on the keys then the arguments, UTF-8 encoded. */
+    private List<?> execute(LuaScript script, String[] keys, String... args) {
+        byte[][] keysAndArgs = new byte[keys.length + args.length][];
+        for (int i = 0; i < keys.length; i++) {
+            keysAndArgs[i] = keys[i].getBytes(StandardCharsets.UTF_8);
+        }
+        for (int i = 0; i < args.length; i++) {
+            keysAndArgs[keys.length + i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return scripts.execute(script, keys.length, keysAndArgs);
+    }
+
     private String now() {
         return (clock != null) ? Long.toString(clock.nowMicros()) : "";
     }
 
     @Override
-    protected @Nullable Permit take(String key) {
+    protected @Nullable Permit take(String key, @Nullable String ticket) {
         String slot = newSlot();
         List<?> reply;
         try {
-            reply = scripts.execute(TAKE, redisKey(key), new Object[] {now(), slot, limit, leaseMicros});
+            reply = execute(TAKE, new String[] {redisKey(key), queueKey(key), ticketsKey(key)},
+                    now(), slot, limit, leaseMicros, (ticket != null) ? ticket : "", ticketLeaseMicros);
         }
         catch (RuntimeException ex) {
+            if (Thread.currentThread().isInterrupted()) {
+                // The caller was interrupted, Redis did not fail: no slot, and a waiter gives up (and leaves).
+                return null;
+            }
             return failed(key, ex);
         }
         if (failing) {
@@ -144,6 +188,11 @@ final class RedisConcurrencyLimiter extends ConcurrencySlots {
         LimiterArguments.checkKey(key);
         List<?> reply = scripts.execute(COUNT, redisKey(key), new Object[] {now()});
         return ((Number) reply.get(0)).intValue();
+    }
+
+    @Override
+    protected void leave(String key, String ticket) {
+        execute(LEAVE, new String[] {queueKey(key), ticketsKey(key)}, ticket);
     }
 
     @Override

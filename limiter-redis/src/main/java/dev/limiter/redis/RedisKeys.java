@@ -67,7 +67,8 @@ final class RedisKeys {
     /**
      * End of the key of state an integration keeps beside a limiter's key, after the user key:
      * {@code }:companion:<kind>}. Every feature's own keys end in {@code }:<tag>} or {@code }:<tag>:<fingerprint>}
-     * with a tag of {@link #tail} or {@code cc} (concurrency limits), never {@code companion}: so no kind,
+     * with a tag of {@link #tail} or {@code cc}, {@code ccq} or {@code cct} (concurrency limits: slots,
+     * waiters by arrival, waiters by lease), never {@code companion}: so no kind,
      * whatever its letters, names another feature's key of the same limiter and user key.
      *
      * @param kind lowercase letters, such as {@code hold}

@@ -556,7 +556,8 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
 
     /**
      * A limit of calls in flight whose slots live in Redis, shared by every instance: keys
-     * {@code <prefix>:{<name>:<key>}:cc}, one script call to take a slot and one to release it. Its failure
+     * {@code <prefix>:{<name>:<key>}:cc} (and {@code :ccq}, {@code :cct} for its waiters, first come first
+     * served), one script call to take a slot or queue and one to release it. Its failure
      * policy is its configuration's, else this factory's. Closed with this factory.
      */
     @Override

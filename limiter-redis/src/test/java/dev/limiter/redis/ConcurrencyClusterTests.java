@@ -19,8 +19,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Concurrency limits on a real Redis Cluster: each script touches one key, so keys spread over every
- * master are taken, renewed and released without CROSSSLOT, each with its limit.
+ * Concurrency limits on a real Redis Cluster: a key's slots and queue share its hash tag, so keys spread
+ * over every master are taken, queued for, renewed and released without CROSSSLOT, each with its limit.
  */
 @RedisTest
 class ConcurrencyClusterTests {
@@ -41,6 +41,7 @@ class ConcurrencyClusterTests {
                 permits.add(limiter.tryAcquire("k" + key).orElseThrow());
                 permits.add(limiter.tryAcquire("k" + key).orElseThrow());
                 assertThat(limiter.tryAcquire("k" + key)).as("key k%d is full", key).isEmpty();
+                assertThat(limiter.take("k" + key, "waiter")).as("queued for key k%d", key).isNull();
             }
             clock.advance(Duration.ofSeconds(9));
             limiter.renewNow();
@@ -48,6 +49,15 @@ class ConcurrencyClusterTests {
             assertThat(limiter.tryAcquire("k7")).as("renewed on its master").isEmpty();
             permits.forEach(Permit::close);
             assertThat(limiter.inUse()).isZero();
+            for (int key = 0; key < 30; key += 2) {
+                // The waiter's ticket ran out meanwhile (the clock went on); it queues again, at the head.
+                Permit waited = limiter.take("k" + key, "waiter");
+                assertThat(waited).as("the waiter's, on its master").isNotNull();
+                waited.close();
+            }
+            for (int key = 1; key < 30; key += 2) {
+                limiter.leave("k" + key, "waiter");
+            }
             for (int key = 0; key < 30; key++) {
                 assertThat(limiter.tryAcquire("k" + key)).as("released on its master").isPresent();
             }

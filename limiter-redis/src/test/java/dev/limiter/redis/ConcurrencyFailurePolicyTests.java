@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.limiter.ConcurrencyEvent;
 import dev.limiter.ConcurrencyLimiter;
@@ -118,6 +123,36 @@ class ConcurrencyFailurePolicyTests {
         assertThat(limiter.tryAcquire("k")).as("a local slot released is taken again").isPresent();
         assertThat(heard).containsExactly("allowed by local-fallback", "allowed by local-fallback", "allowed by local-fallback",
                 "rejected by local-fallback", "allowed by local-fallback");
+    }
+
+    /**
+     * A waiter queued in Redis when Redis fails: its next attempts are the failure policy's (here a slot of
+     * the local share), heard once; its ticket, never taken out of the dead Redis, would run out by its lease.
+     */
+    @Test
+    void aQueuedWaiterIsDecidedByThePolicyWhenRedisFails() throws Exception {
+        RedisConcurrencyLimiter limiter = (RedisConcurrencyLimiter) limiter(FailurePolicy.LOCAL,
+                ConcurrencyLimiterConfig.of(1).withMaxWait(Duration.ofSeconds(30)));
+        Permit holder = limiter.acquire("k");
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            Future<Permit> waiter = thread.submit(() -> limiter.acquire("k"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Boolean.TRUE.equals(server.template.hasKey(limiter.queueKey("k")))) {
+                assertThat(System.nanoTime()).as("the waiter queued").isLessThan(deadline);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            server.redis.kill();
+            Permit local = waiter.get(20, TimeUnit.SECONDS);
+            assertThat(limiter.inUse()).isEqualTo(2);
+            local.close();
+            holder.close();
+            assertThat(limiter.inUse()).isZero();
+            assertThat(heard).containsExactly("allowed by redis", "allowed by local-fallback");
+        }
+        finally {
+            thread.shutdownNow();
+        }
     }
 
     /** Calls in flight are read across instances, without taking a slot; the listener hears Redis' decisions. */

@@ -204,10 +204,10 @@ class HoldingLimiterTests {
 
     /**
      * No kind of companion key, whatever its letters, is the key of another feature of the same limiter and
-     * user key (a concurrency limit's {@code cc} was one), and every one is in the same hash tag.
+     * user key (a concurrency limit's {@code cc}, {@code ccq} and {@code cct} are such), and every one is in the same hash tag.
      */
     @ParameterizedTest
-    @ValueSource(strings = { "cc", "sw", "fw", "gc", "tb", "lb", "sl", "hold", "companion" })
+    @ValueSource(strings = { "cc", "ccq", "cct", "sw", "fw", "gc", "tb", "lb", "sl", "hold", "companion" })
     void noCompanionKindNamesAnotherFeaturesKey(String kind) {
         RedisRateLimiterFactory factory = instance(0);
         String companion = factory.companionKey("orders", "alice", kind);
@@ -215,7 +215,10 @@ class HoldingLimiterTests {
         for (Algorithm algorithm : Algorithm.values()) {
             features.add(((RedisRateLimiter) factory.create("orders", threePerMinute(algorithm))).redisKey("alice"));
         }
-        features.add(((RedisConcurrencyLimiter) factory.createConcurrencyLimiter("orders", ConcurrencyLimiterConfig.of(2))).redisKey("alice"));
+        RedisConcurrencyLimiter concurrency = (RedisConcurrencyLimiter) factory.createConcurrencyLimiter("orders", ConcurrencyLimiterConfig.of(2));
+        features.add(concurrency.redisKey("alice"));
+        features.add(concurrency.queueKey("alice"));
+        features.add(concurrency.ticketsKey("alice"));
         for (String feature : features) {
             assertThat(companion).isNotEqualTo(feature);
             assertThat(hashTag(companion)).isEqualTo(hashTag(feature));

@@ -35,7 +35,7 @@ import io.micrometer.observation.ObservationRegistry;
  * <li>{@code limiter.redis.duration}: timer of the Redis round trip of each decision;</li>
  * <li>an observation {@code limiter.decision} around each decision, so traces show it: started
  * when the limiter starts deciding ({@link #onStart}), stopped by its event;</li>
- * <li>{@code limiter.concurrency.decisions}: counter of attempts to take a slot of a concurrency limit,
+ * <li>{@code limiter.concurrency.decisions}: counter of calls for a slot of a concurrency limit (each acquire once),
  * by outcome ({@code allowed}, {@code rejected}) and backend;</li>
  * <li>{@code limiter.concurrency.wait}: timer of each {@code acquire} of a slot, by outcome, waiting included.</li>
  * </ul>
