@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.core.ReactiveRedisOperations;
 
@@ -26,8 +28,22 @@ final class ReactiveScripts {
 
     private final ReactiveRedisOperations<String, String> redis;
 
-    ReactiveScripts(ReactiveRedisOperations<String, String> redis) {
+    /** How long a script may take before its future fails with a TimeoutException; 0 for no bound of its own. */
+    private final long deadlineMillis;
+
+    /**
+     * @param deadline how long a script may take in all before its future fails, whatever the
+     *     connection's own timeouts do (a connection being re-made, a command queued for a reconnect);
+     *     null or zero for none
+     */
+    ReactiveScripts(ReactiveRedisOperations<String, String> redis, @Nullable Duration deadline) {
         this.redis = redis;
+        this.deadlineMillis = (deadline != null) ? deadline.toMillis() : 0;
+    }
+
+    /** The reply, failing with a TimeoutException after the deadline (the command goes on, its answer ignored). */
+    private CompletableFuture<List<?>> bounded(CompletableFuture<List<?>> reply) {
+        return (deadlineMillis > 0) ? reply.orTimeout(deadlineMillis, TimeUnit.MILLISECONDS) : reply;
     }
 
     /**
@@ -36,12 +52,12 @@ final class ReactiveScripts {
      */
     CompletableFuture<List<?>> execute(LuaScript script, String key, List<?> args) {
         // The script returns one array: the reactive API emits it as one List.
-        return redis.execute(script, List.of(key), args).<List<?>>map((reply) -> reply).single().toFuture();
+        return bounded(redis.execute(script, List.of(key), args).<List<?>>map((reply) -> reply).single().toFuture());
     }
 
     /** Runs {@code script} on {@code keys}, as {@link #execute(LuaScript, String, List)} on one. */
     CompletableFuture<List<?>> execute(LuaScript script, List<String> keys, List<?> args) {
-        return redis.execute(script, keys, args).<List<?>>map((reply) -> reply).single().toFuture();
+        return bounded(redis.execute(script, keys, args).<List<?>>map((reply) -> reply).single().toFuture());
     }
 
     /**
@@ -54,7 +70,7 @@ final class ReactiveScripts {
         for (int i = 0; i < keysAndArgs.length; i++) {
             (i < keys ? keyList : args).add(new String(keysAndArgs[i], StandardCharsets.UTF_8));
         }
-        return redis.execute(script, keyList, args).<List<?>>map((reply) -> reply).single().toFuture();
+        return bounded(redis.execute(script, keyList, args).<List<?>>map((reply) -> reply).single().toFuture());
     }
 
     /** Whether this Redis is a cluster, which needs every key of one script in one slot; sends nothing to Redis. */

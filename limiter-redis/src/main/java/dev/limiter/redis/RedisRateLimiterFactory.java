@@ -392,10 +392,25 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
          *     quickly as that of the blocking operations (Lettuce's {@code TimeoutOptions})
          */
         public Builder reactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis) {
+            return reactiveRedis(reactiveRedis, null);
+        }
+
+        /**
+         * As {@link #reactiveRedis(ReactiveRedisOperations)}, deciding an asynchronous request by the failure
+         * policy when Redis has not answered within {@code deadline}, whatever the connection's own timeouts
+         * do: a bound on how long a caller waits that holds even while a connection is being made again.
+         *
+         * @param deadline how long one asynchronous decision may wait for Redis; null for the connection's
+         *     timeouts alone
+         */
+        public Builder reactiveRedis(ReactiveRedisOperations<String, String> reactiveRedis, @Nullable Duration deadline) {
             if (reactiveRedis == null) {
                 throw new IllegalArgumentException("reactiveRedis must not be null");
             }
-            this.reactive = new ReactiveScripts(reactiveRedis);
+            if (deadline != null && (deadline.isNegative() || deadline.isZero())) {
+                throw new IllegalArgumentException("the deadline of an asynchronous decision must be positive, not " + deadline);
+            }
+            this.reactive = new ReactiveScripts(reactiveRedis, deadline);
             return this;
         }
 

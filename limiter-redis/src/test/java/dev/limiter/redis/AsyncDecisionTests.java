@@ -307,6 +307,34 @@ class AsyncDecisionTests {
             assertThat(factory.isRedisAvailable()).isFalse();
         }
 
+        /**
+         * A connection whose own timeout would keep a caller waiting (30 s here, or a command queued while a
+         * connection is made again) is bounded by the limiter's deadline: the policy decides after it.
+         */
+        @Test
+        void theDeadlineBoundsAnAsynchronousDecisionWhateverTheConnectionsTimeouts() {
+            server = PrivateRedis.start(Duration.ofSeconds(30), Delay.constant(Duration.ofMillis(50)));
+            redis = server.redis;
+            RedisRateLimiterFactory factory = RedisRateLimiterFactory.builder(server.template).keyPrefix(prefix)
+                .clock(clock)
+                .listener(listener)
+                .failurePolicy(FailurePolicy.DENY)
+                .expectedInstances(1)
+                .reactiveRedis(new ReactiveStringRedisTemplate(server.connections), Duration.ofMillis(300))
+                .build();
+            RateLimiter limiter = factory.create("orders", Algorithm.TOKEN_BUCKET, FIVE_PER_10S);
+            assertThat(decided(limiter.tryAcquireAsync("k")).remaining()).isEqualTo(4);
+            pause();
+            // Without the deadline the stage would wait the connection's 30 s, beyond decided()'s 10 s.
+            Decision decision = decided(limiter.tryAcquireAsync("k"));
+            assertThat(decision.allowed()).as("denied by the policy").isFalse();
+            assertThat(heard.get(1).source()).isEqualTo(DecisionSource.FAILURE_POLICY);
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> RedisRateLimiterFactory.builder(server.template).reactiveRedis(new ReactiveStringRedisTemplate(server.connections),
+                        Duration.ZERO))
+                .withMessageContaining("must be positive");
+        }
+
         @Test
         void aTimedOutScriptIsNeverSentAgain() throws InterruptedException {
             RedisRateLimiterFactory factory = factory(FailurePolicy.ALLOW);

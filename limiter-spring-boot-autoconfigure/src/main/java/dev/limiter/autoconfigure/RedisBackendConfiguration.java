@@ -67,8 +67,10 @@ class RedisBackendConfiguration {
         }
         ReactiveRedisOperations<String, String> reactive = connection.reactiveTemplate();
         if (reactive != null) {
-            // Methods returning Mono, Flux or CompletionStage are then decided without blocking a thread.
-            builder.reactiveRedis(reactive);
+            // Methods returning Mono, Flux or CompletionStage are then decided without blocking a thread, and
+            // by the failure policy at the latest a second after the longest of the command and connect timeouts.
+            Duration deadline = LimiterRedisConnection.CommandTimeouts.longest(redis.getTimeout(), redis.getConnectTimeout()).plusSeconds(1);
+            builder.reactiveRedis(reactive, deadline);
         }
         // After a cluster master dies, each failed probe makes the client look for the promoted replica.
         builder.listener(CompositeDecisionListener.of(listeners.orderedStream().toList()))

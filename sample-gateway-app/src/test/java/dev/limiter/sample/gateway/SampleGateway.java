@@ -48,7 +48,10 @@ final class SampleGateway implements AutoCloseable {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(10)).GET();
         headers.forEach(request::header);
         try {
-            return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            long t0 = System.nanoTime();
+            HttpResponse<String> r = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            System.out.println("TIMING " + path + " " + r.statusCode() + " " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            return r;
         }
         catch (IOException ex) {
             throw new IllegalStateException(ex);
