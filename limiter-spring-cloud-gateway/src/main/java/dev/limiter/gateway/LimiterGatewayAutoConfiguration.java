@@ -1,6 +1,5 @@
 package dev.limiter.gateway;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.limiter.RateLimiterRegistry;
@@ -25,7 +24,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.route.RouteDefinition;
-import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
 import org.springframework.cloud.gateway.support.ConfigurationService;
@@ -68,18 +66,16 @@ public final class LimiterGatewayAutoConfiguration {
         @Bean
         LimiterSites limiterServerMvcGatewaySites(ObjectProvider<GatewayMvcProperties> gateway) {
             return () -> {
-                GatewayRouteSites sites = new GatewayRouteSites("spring.cloud.gateway.server.webmvc.routes");
+                GatewayRouteSites sites = new GatewayRouteSites();
                 gateway.ifAvailable((properties) -> {
                     List<RouteProperties> routes = properties.getRoutes();
                     for (int i = 0; i < routes.size(); i++) {
-                        for (FilterProperties filter : routes.get(i).getFilters()) {
-                            sites.filter(i, routes.get(i).getId(), filter.getName(), filter.getArgs(), false);
-                        }
+                        String id = routes.get(i).getId();
+                        String where = "spring.cloud.gateway.server.webmvc.routes[" + i + "] (route " + id + ")";
+                        routes.get(i).getFilters().forEach((filter) -> sites.filter(where, id, filter.getName(), filter.getArgs(), false));
                     }
-                    GatewayRouteSites byId = new GatewayRouteSites("spring.cloud.gateway.server.webmvc.routes-map");
-                    properties.getRoutesMap().forEach((id, route) -> route.getFilters()
-                        .forEach((filter) -> byId.filter(-1, id, filter.getName(), filter.getArgs(), false)));
-                    byId.sites().forEach((name, where) -> sites.sites().computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(where));
+                    properties.getRoutesMap().forEach((id, route) -> route.getFilters().forEach((filter) -> sites
+                        .filter("spring.cloud.gateway.server.webmvc.routes-map." + id, id, filter.getName(), filter.getArgs(), false)));
                 });
                 return sites.sites();
             };
@@ -121,20 +117,19 @@ public final class LimiterGatewayAutoConfiguration {
         @Bean
         LimiterSites limiterReactiveGatewaySites(ObjectProvider<org.springframework.cloud.gateway.config.GatewayProperties> gateway) {
             return () -> {
-                GatewayRouteSites sites = new GatewayRouteSites("spring.cloud.gateway.server.webflux.routes");
+                GatewayRouteSites sites = new GatewayRouteSites();
                 gateway.ifAvailable((properties) -> {
                     List<RouteDefinition> routes = properties.getRoutes();
                     for (int i = 0; i < routes.size(); i++) {
-                        for (FilterDefinition filter : routes.get(i).getFilters()) {
-                            sites.filter(i, routes.get(i).getId(), filter.getName(), filter.getArgs(), true);
-                        }
+                        String id = routes.get(i).getId();
+                        String where = "spring.cloud.gateway.server.webflux.routes[" + i + "] (route " + id + ")";
+                        routes.get(i).getFilters().forEach((filter) -> sites.filter(where, id, filter.getName(), filter.getArgs(), true));
                     }
-                    GatewayRouteSites defaults = new GatewayRouteSites("spring.cloud.gateway.server.webflux.default-filters");
                     List<FilterDefinition> filters = properties.getDefaultFilters();
                     for (int i = 0; i < filters.size(); i++) {
-                        defaults.filter(i, null, filters.get(i).getName(), filters.get(i).getArgs(), false);
+                        sites.filter("spring.cloud.gateway.server.webflux.default-filters[" + i + "]", null, filters.get(i).getName(),
+                                filters.get(i).getArgs(), false);
                     }
-                    defaults.sites().forEach((name, where) -> sites.sites().computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(where));
                 });
                 return sites.sites();
             };

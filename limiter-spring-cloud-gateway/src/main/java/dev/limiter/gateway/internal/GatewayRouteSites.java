@@ -18,24 +18,17 @@ public final class GatewayRouteSites {
 
     private static final String SHORTCUT = "_genkey_0";
 
-    private final String prefix;
-
     private final Map<String, List<String>> sites = new LinkedHashMap<>();
 
-    /** @param prefix the routes' property, such as spring.cloud.gateway.server.webflux.routes */
-    public GatewayRouteSites(String prefix) {
-        this.prefix = prefix;
-    }
-
     /**
-     * Adds a filter of route {@code routeIndex} (-1 for a route of a map, by its id).
+     * Adds a filter of a route, or a default filter.
      *
+     * @param where the property of the route or default filter, such as
+     *     {@code spring.cloud.gateway.server.webflux.routes[0] (route orders)}
      * @param routeId the route's id; null for a default filter, which applies to every route
      * @param idNamesLimiter whether a Limiter filter without a limiter is the route id's (the reactive gateway)
      */
-    public void filter(int routeIndex, @Nullable String routeId, @Nullable String name, Map<String, String> args, boolean idNamesLimiter) {
-        String where = (routeIndex < 0) ? prefix + "." + routeId
-                : (routeId != null) ? prefix + "[" + routeIndex + "] (route " + routeId + ")" : prefix + "[" + routeIndex + "]";
+    public void filter(String where, @Nullable String routeId, @Nullable String name, Map<String, String> args, boolean idNamesLimiter) {
         if ("Limiter".equalsIgnoreCase(name)) {
             String limiter = first(args.get("limiter"), args.get(SHORTCUT), idNamesLimiter ? routeId : null);
             add(limiter, where);
