@@ -118,10 +118,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
                     : configured.getAnchorDay(), "Calendar windows start at midnight of a time zone, and limiter '" + name + "' names none",
                     "Set " + property(name, "zone") + " (for example UTC or Europe/Berlin)");
         }
-        if (algorithm != Algorithm.FIXED_WINDOW) {
-            throw new LimiterConfigurationException(property(name, "zone"), zone, "Calendar windows are counted by fixed-window only, not by "
-                    + algorithm.configName(), "Set " + property(name, "algorithm") + "=fixed-window, or remove " + property(name, "zone"));
-        }
+        checkCountsCalendars(name, algorithm, zone);
         CalendarWindow.Unit unit = configured.windowUnit();
         if (unit == null) {
             if (!window.equals(CalendarWindow.Unit.DAY.nominal())) {
@@ -217,10 +214,7 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
                     + "zone, and limiter '" + name + "' names none", "Set " + property(name, "zone") + " (for example UTC or Europe/Berlin), "
                             + "or a length such as 7d here");
         }
-        if (algorithm != Algorithm.FIXED_WINDOW) {
-            throw new LimiterConfigurationException(property(name, "zone"), zone, "Calendar windows are counted by fixed-window only, not by "
-                    + algorithm.configName(), "Set " + property(name, "algorithm") + "=fixed-window, or remove " + property(name, "zone"));
-        }
+        checkCountsCalendars(name, algorithm, zone);
         CalendarWindow.Unit calendarUnit = (unit != null) ? unit : CalendarWindow.Unit.DAY;
         Integer anchorDay = owner.getAnchorDay();
         return new CalendarWindow(calendarUnit, zone, (anchorDay != null && calendarUnit == CalendarWindow.Unit.MONTH)
@@ -242,6 +236,14 @@ record LimiterDefinition(RateLimiterConfig config, Map<String, String> sources) 
             throw new LimiterConfigurationException(property(name, "anchor-day"), owner.getAnchorDay(), "An anchor day applies to month "
                     + "windows (1mo) only, and no limit of limiter '" + name + "' has one", "Give a limit a window of 1mo, or remove "
                             + property(name, "anchor-day"));
+        }
+    }
+
+    /** Refuses calendar windows (limiter {@code name} has a zone) to an algorithm other than fixed-window. */
+    private static void checkCountsCalendars(String name, Algorithm algorithm, java.time.ZoneId zone) {
+        if (algorithm != Algorithm.FIXED_WINDOW) {
+            throw new LimiterConfigurationException(property(name, "zone"), zone, "Calendar windows are counted by fixed-window only, not by "
+                    + algorithm.configName(), "Set " + property(name, "algorithm") + "=fixed-window, or remove " + property(name, "zone"));
         }
     }
 
