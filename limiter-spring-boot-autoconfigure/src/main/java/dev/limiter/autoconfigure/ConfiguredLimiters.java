@@ -87,14 +87,10 @@ final class ConfiguredLimiters {
     /**
      * Checks every configured limiter once all annotated beans are known: one that is neither
      * complete on its own nor completed by an annotation is an error (often a misspelt name), and so
-     * are plans that nothing can pick from. One that no annotation or rule uses is reported, with the
-     * used name closest to it: code may still get it from the registry, so it is no error.
+     * are plans that nothing can pick from. One that no annotation, rule or route of {@code others} (gateway
+     * routes, outgoing calls) uses is reported, with the used name closest to it: code may still get it
+     * from the registry, so it is no error.
      */
-    static void check(LimiterDefinitions definitions) {
-        check(definitions, List.of());
-    }
-
-    /** As {@link #check(LimiterDefinitions)}, counting the limiters {@code others} use (gateway routes, outgoing calls) as used. */
     static void check(LimiterDefinitions definitions, List<LimiterSites> others) {
         LimiterProperties properties = definitions.properties();
         Set<String> used = new TreeSet<>(definitions.usedNames());
