@@ -21,7 +21,15 @@ import org.springframework.context.annotation.Configuration;
 /** One instance of the Server MVC sample gateway, with its application.yml, on a free port, and a client sending it requests. */
 final class SampleGateway implements AutoCloseable {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // HTTP/1.1, what the gateway speaks, without the h2c upgrade the client tries by default.
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
+
+    // A freshly started gateway's first requests load and compile much of the reactive stack: on a loaded
+    // 2-core CI machine they have taken over 10 s. A request that hangs still fails, after a minute.
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
     private final ConfigurableApplicationContext context;
 
@@ -50,13 +58,13 @@ final class SampleGateway implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path, Map<String, String> headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(10)).GET();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path)).timeout(REQUEST_TIMEOUT).GET();
         headers.forEach(request::header);
         try {
             return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
         catch (IOException ex) {
-            throw new IllegalStateException(ex);
+            throw new IllegalStateException("GET " + path + " " + headers + " to " + url() + ": " + ex, ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
