@@ -97,7 +97,7 @@ public class DecisionOutcomes {
         }
     }
 
-        /** Whether responses get the RateLimit header fields. */
+    /** Whether responses get the RateLimit header fields. */
     public boolean setsHeaderFields() {
         return headers;
     }

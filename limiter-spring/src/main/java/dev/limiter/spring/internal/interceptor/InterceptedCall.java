@@ -217,7 +217,7 @@ final class InterceptedCall {
         }
     }
 
-        /** Answers the rejected call through its fallback method. */
+    /** Answers the rejected call through its fallback method. */
     @Nullable Object fallback(Decision decision) throws Throwable {
         return method.fallback(invocation.getThis(), invocation.getArguments(), limit(), decision);
     }
