@@ -90,6 +90,11 @@ final class AnnotatedApp implements AutoCloseable {
         return new AnnotatedApp(context, workload);
     }
 
+    /** One call of the annotated method whose rejections its fallback method answers: whether it was admitted. */
+    boolean callOrFallBack(String key) {
+        return flood ? calls.floodOrFallBack(key) : calls.benchOrFallBack(key);
+    }
+
     /** One call of the annotated method: whether it was admitted. */
     boolean call(String key) {
         try {

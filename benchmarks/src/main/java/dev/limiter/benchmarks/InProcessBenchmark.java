@@ -30,6 +30,8 @@ public class InProcessBenchmark {
         LIMITER_API,
         /** A {@code @RateLimited} method, {@code limiter.backend=memory}. */
         LIMITER_ANNOTATED,
+        /** The same methods answering a rejection through their fallback method: no exception thrown through the proxy. */
+        LIMITER_ANNOTATED_FALLBACK,
         /** Resilience4j's {@code RateLimiter}, never waiting for a permit. */
         RESILIENCE4J
     }
@@ -57,6 +59,10 @@ public class InProcessBenchmark {
             case LIMITER_ANNOTATED -> {
                 app = AnnotatedApp.inMemory(algorithm, workload);
                 decider = app::call;
+            }
+            case LIMITER_ANNOTATED_FALLBACK -> {
+                app = AnnotatedApp.inMemory(algorithm, workload);
+                decider = app::callOrFallBack;
             }
             case RESILIENCE4J -> {
                 // limitForPeriod permits per refresh period: Resilience4j's own cycle, like a fixed window.
