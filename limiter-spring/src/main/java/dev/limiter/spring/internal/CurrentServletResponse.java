@@ -1,5 +1,7 @@
 package dev.limiter.spring.internal;
 
+import dev.limiter.Decision;
+
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.context.request.RequestAttributes;
@@ -15,11 +17,14 @@ public final class CurrentServletResponse {
     private CurrentServletResponse() {
     }
 
-    /** Sets the header fields on the current response; outside a servlet request nothing happens. */
-    public static void setHeaders(String policy, String rateLimit) {
+    /**
+     * Sets the header fields of {@code decision} on the current response; outside a servlet request
+     * nothing happens, and their values are not even built.
+     */
+    public static void setHeaders(RateLimitHeaderFields fields, Decision decision) {
         HttpServletResponse response = current();
         if (response != null) {
-            setHeaders(response, policy, rateLimit);
+            setHeaders(response, fields.policy(), fields.rateLimit(decision));
         }
     }
 

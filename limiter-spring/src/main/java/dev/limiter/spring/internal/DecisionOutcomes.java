@@ -136,7 +136,7 @@ public class DecisionOutcomes {
                 response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
             }
             else if (ServedRequest.SERVLET_PRESENT) {
-                CurrentServletResponse.setHeaders(fields.policy(), fields.rateLimit(decision));
+                CurrentServletResponse.setHeaders(fields, decision);
             }
         }
     }
