@@ -27,8 +27,8 @@ final class SampleGateway implements AutoCloseable {
         .connectTimeout(Duration.ofSeconds(5))
         .build();
 
-    // A freshly started gateway's first requests load and compile much of the reactive stack: on a loaded
-    // 2-core CI machine they have taken over 10 s. A request that hangs still fails, after a minute.
+    // On a loaded 2-core CI machine a request to a freshly started gateway, whose first requests load and
+    // compile much of its web stack, has taken over 10 s. A request that hangs still fails, after a minute.
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
     private final ConfigurableApplicationContext context;
