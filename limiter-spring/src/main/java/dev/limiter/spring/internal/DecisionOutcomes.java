@@ -132,11 +132,12 @@ public class DecisionOutcomes {
         }
         // A shadow limiter enforces nothing, so it announces nothing clients could act on; nor does no limit.
         if (headers && (outcome == Outcome.ALLOWED || outcome == Outcome.FALLBACK) && !limited.shadow() && fields != null) {
-            if (response != null) {
-                response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
-            }
-            else if (ServedRequest.SERVLET_PRESENT) {
+            // The values are built only where they go: NONE (an asynchronous call outside a request) has nowhere to put them.
+            if (response == null && ServedRequest.SERVLET_PRESENT) {
                 CurrentServletResponse.setHeaders(fields, decision);
+            }
+            else if (response != null && response != RateLimitResponse.NONE) {
+                response.setHeaderFields(fields.policy(), fields.rateLimit(decision));
             }
         }
     }
