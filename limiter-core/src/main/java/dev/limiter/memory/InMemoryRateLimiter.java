@@ -238,7 +238,7 @@ final class InMemoryRateLimiter implements RateLimiter {
         return Quota.of(update(key, CHARGE, actual - reserved));
     }
 
-        /** Number of keys held, after expired ones are dropped. For tests. */
+    /** Number of keys held, after expired ones are dropped. For tests. */
     long keyCount() {
         return states.count(clock.nowMicros());
     }

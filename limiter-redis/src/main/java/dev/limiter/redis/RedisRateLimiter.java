@@ -876,7 +876,7 @@ final class RedisRateLimiter implements RateLimiter, HoldingLimiter.Holdable {
         return Quota.of(settled);
     }
 
-        /**
+    /**
      * The decision of the failure policy for a call that failed. Under {@link FailurePolicy#LOCAL}, a
      * call that failed while Redis still counts as in use (it timed out, its connection dropped on its
      * way, or the client could not send it before the connection was made again) is rejected: it may

@@ -201,7 +201,7 @@ final class LimitedMethod implements EnforcementPoint {
                 + value + "; it must be a whole number of 0 or more");
     }
 
-        /** Whether a call failing with {@code failure} gives its permits back: it is one of refundOn, or a subclass. */
+    /** Whether a call failing with {@code failure} gives its permits back: it is one of refundOn, or a subclass. */
     boolean refundsOn(Throwable failure) {
         for (Class<? extends Throwable> type : refundOn) {
             if (type.isInstance(failure)) {
