@@ -29,12 +29,15 @@ import org.springframework.web.servlet.function.ServerResponse;
  * request from the application's {@link GatewayLimits} (a filter function of a YAML route is made
  * before the beans it needs), applied blocking on the request's thread as the servlet filter of
  * {@code limiter.rules} applies rules. A rejection is answered by the application's
- * {@link RateLimitExceededHandler}.
+ * {@link RateLimitExceededHandler}. While {@code limiter.enabled} is false, every request goes on unlimited.
  */
 public final class MvcLimiterFilter implements HandlerFilterFunction<ServerResponse, ServerResponse> {
 
     /** The request attribute holding the key a key function gave, for the rule's key expression to read. */
     private static final String KEY_ATTRIBUTE = MvcLimiterFilter.class.getName() + ".key";
+
+    /** What Prepared is while limiter.enabled is false: nothing to apply. */
+    private static final Prepared UNLIMITED = new Prepared(null, null);
 
     private final String limiter;
 
@@ -70,6 +73,9 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
         Prepared route = prepared(request);
         GatewayLimits.RouteRule rule = route.rule();
         RateLimitExceededHandler handler = route.handler();
+        if (rule == null || handler == null) {
+            return next.handle(request);
+        }
         HttpServletResponse response = currentResponse();
         RuleDecisions decisions = rule.xRateLimitFields() ? (decided, permits, decision) -> XRateLimitHeaders.put(decided, permits,
                 decision, response::setHeader) : RuleDecisions.NONE;
@@ -114,6 +120,11 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
                 made = prepared;
                 if (made == null) {
                     ApplicationContext context = MvcUtils.getApplicationContext(request);
+                    // limiter.enabled=false: the route runs unlimited, as @RateLimited methods then do (no GatewayLimits exists).
+                    if (!context.getEnvironment().getProperty("limiter.enabled", Boolean.class, true)) {
+                        prepared = UNLIMITED;
+                        return UNLIMITED;
+                    }
                     Object routeId = request.attribute(MvcUtils.GATEWAY_ROUTE_ID_ATTR).orElse("");
                     GatewayLimits limits = context.getBean(GatewayLimits.class);
                     RateLimitExceededHandler handler = context.getBeanProvider(RateLimitExceededHandler.class)
@@ -141,6 +152,7 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
         return "Limiter[limiter=" + limiter + ", key=" + ((keyFunction != null) ? keyFunction : key) + ", cost=" + cost + "]";
     }
 
-    private record Prepared(GatewayLimits.RouteRule rule, RateLimitExceededHandler handler) {
+    /** The route's rule and who answers its rejections; both null while limiter.enabled is false. */
+    private record Prepared(GatewayLimits.@Nullable RouteRule rule, @Nullable RateLimitExceededHandler handler) {
     }
 }
