@@ -13,7 +13,9 @@ import dev.limiter.gateway.internal.GatewayRouteSites;
 import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.internal.web.WebFluxRejections;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -22,8 +24,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.route.RouteDefinition;
+import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
 import org.springframework.cloud.gateway.support.ConfigurationService;
@@ -65,20 +69,34 @@ public final class LimiterGatewayAutoConfiguration {
         /** The limiters the Server MVC gateway's YAML routes name, so that the startup check counts them as used. */
         @Bean
         LimiterSites limiterServerMvcGatewaySites(ObjectProvider<GatewayMvcProperties> gateway) {
-            return () -> {
-                GatewayRouteSites sites = new GatewayRouteSites();
-                gateway.ifAvailable((properties) -> {
-                    List<RouteProperties> routes = properties.getRoutes();
-                    for (int i = 0; i < routes.size(); i++) {
-                        String id = routes.get(i).getId();
-                        String where = "spring.cloud.gateway.server.webmvc.routes[" + i + "] (route " + id + ")";
-                        routes.get(i).getFilters().forEach((filter) -> sites.filter(where, id, filter.getName(), filter.getArgs(), false));
-                    }
-                    properties.getRoutesMap().forEach((id, route) -> route.getFilters().forEach((filter) -> sites
-                        .filter("spring.cloud.gateway.server.webmvc.routes-map." + id, id, filter.getName(), filter.getArgs(), false)));
-                });
-                return sites.sites();
-            };
+            return () -> routes(gateway).sites();
+        }
+
+        /** Checks the Limiter filters of the YAML routes at startup, rather than on each route's first request. */
+        @Bean
+        SmartInitializingSingleton limiterServerMvcGatewayRouteCheck(ObjectProvider<GatewayMvcProperties> gateway, GatewayLimits limits) {
+            return () -> routes(gateway).check(limits, false);
+        }
+
+        private static GatewayRouteSites routes(ObjectProvider<GatewayMvcProperties> gateway) {
+            GatewayRouteSites sites = new GatewayRouteSites();
+            gateway.ifAvailable((properties) -> {
+                String prefix = "spring.cloud.gateway.server.webmvc.routes";
+                List<RouteProperties> routes = properties.getRoutes();
+                for (int i = 0; i < routes.size(); i++) {
+                    String id = routes.get(i).getId();
+                    filters(sites, prefix + "[" + i + "] (route " + id + ")", prefix + "[" + i + "]", id, routes.get(i));
+                }
+                properties.getRoutesMap().forEach((id, route) -> filters(sites, prefix + "-map." + id, prefix + "-map." + id, id, route));
+            });
+            return sites;
+        }
+
+        private static void filters(GatewayRouteSites sites, String where, String route, String id, RouteProperties properties) {
+            List<FilterProperties> filters = properties.getFilters();
+            for (int j = 0; j < filters.size(); j++) {
+                sites.filter(where, route + ".filters[" + j + "]", id, filters.get(j).getName(), filters.get(j).getArgs(), false);
+            }
         }
     }
 
@@ -115,24 +133,43 @@ public final class LimiterGatewayAutoConfiguration {
 
         /** The limiters the gateway's YAML routes name, so that the startup check counts them as used. */
         @Bean
-        LimiterSites limiterReactiveGatewaySites(ObjectProvider<org.springframework.cloud.gateway.config.GatewayProperties> gateway) {
+        LimiterSites limiterReactiveGatewaySites(ObjectProvider<GatewayProperties> gateway) {
+            return () -> routes(gateway).sites();
+        }
+
+        /**
+         * Checks the Limiter and RequestRateLimiter filters of the YAML routes at startup, rather than on each
+         * route's first request (RequestRateLimiter's only when the bean {@code limiter} is Limiter's).
+         */
+        @Bean
+        SmartInitializingSingleton limiterReactiveGatewayRouteCheck(ObjectProvider<GatewayProperties> gateway, GatewayLimits limits,
+                ListableBeanFactory beans) {
             return () -> {
-                GatewayRouteSites sites = new GatewayRouteSites();
-                gateway.ifAvailable((properties) -> {
-                    List<RouteDefinition> routes = properties.getRoutes();
-                    for (int i = 0; i < routes.size(); i++) {
-                        String id = routes.get(i).getId();
-                        String where = "spring.cloud.gateway.server.webflux.routes[" + i + "] (route " + id + ")";
-                        routes.get(i).getFilters().forEach((filter) -> sites.filter(where, id, filter.getName(), filter.getArgs(), true));
-                    }
-                    List<FilterDefinition> filters = properties.getDefaultFilters();
-                    for (int i = 0; i < filters.size(); i++) {
-                        sites.filter("spring.cloud.gateway.server.webflux.default-filters[" + i + "]", null, filters.get(i).getName(),
-                                filters.get(i).getArgs(), false);
-                    }
-                });
-                return sites.sites();
+                boolean limitersBean = beans.containsBean("limiter") && beans.isTypeMatch("limiter", LimiterRateLimiter.class);
+                routes(gateway).check(limits, limitersBean);
             };
+        }
+
+        private static GatewayRouteSites routes(ObjectProvider<GatewayProperties> gateway) {
+            GatewayRouteSites sites = new GatewayRouteSites();
+            gateway.ifAvailable((properties) -> {
+                String prefix = "spring.cloud.gateway.server.webflux.";
+                List<RouteDefinition> routes = properties.getRoutes();
+                for (int i = 0; i < routes.size(); i++) {
+                    String id = routes.get(i).getId();
+                    List<FilterDefinition> filters = routes.get(i).getFilters();
+                    for (int j = 0; j < filters.size(); j++) {
+                        sites.filter(prefix + "routes[" + i + "] (route " + id + ")", prefix + "routes[" + i + "].filters[" + j + "]", id,
+                                filters.get(j).getName(), filters.get(j).getArgs(), true);
+                    }
+                }
+                List<FilterDefinition> filters = properties.getDefaultFilters();
+                for (int i = 0; i < filters.size(); i++) {
+                    sites.filter(prefix + "default-filters[" + i + "]", prefix + "default-filters[" + i + "]", null, filters.get(i).getName(),
+                            filters.get(i).getArgs(), false);
+                }
+            });
+            return sites;
         }
 
         @Bean

@@ -83,6 +83,32 @@ public final class GatewayLimits {
     }
 
     /**
+     * Checks at startup the limiter of a route deciding through RequestRateLimiter, as
+     * {@link #routeLimit} does on the route's first request: it exists and has no plans.
+     *
+     * @param property the filter argument naming the limiter, such as
+     *     {@code spring.cloud.gateway.server.webflux.routes[2].filters[0].args.limiter.name}
+     * @param named whether that argument is set; if not, the limiter is the one named as the route's id
+     * @throws LimiterConfigurationException naming {@code property}, the limiter (the route's id when not set) and the fix
+     */
+    public void checkRouteLimiter(String property, String routeId, String name, boolean named) {
+        refusePlans(property, name);
+        if (registry.find(name).isPresent()) {
+            return;
+        }
+        String configured = registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names());
+        if (named) {
+            throw new LimiterConfigurationException(property, name, "Route '" + routeId + "' limits with RequestRateLimiter through Limiter, "
+                    + "and there is no limiter '" + name + "'", "Configure limiter.limiters." + name + " (its limit and window), or name "
+                            + "one of the limiters configured: " + configured);
+        }
+        throw new LimiterConfigurationException(property, name, "Route '" + routeId + "' limits with RequestRateLimiter through Limiter "
+                + "without naming a limiter, so the limiter named as the route's id decides, and there is no limiter '" + name + "'",
+                "Configure limiter.limiters." + name + " (its limit and window), or set the filter argument limiter.name to one of the "
+                        + "limiters configured: " + configured);
+    }
+
+    /**
      * RequestRateLimiter cannot choose a plan per request: it hands Limiter a key and a route, not the
      * request a plan is picked from. A limiter with plans has no limiter of its own and would fail every
      * request of the route with a server error: refused where the route names it instead. (The Limiter

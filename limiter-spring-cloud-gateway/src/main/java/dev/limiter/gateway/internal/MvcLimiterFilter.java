@@ -1,6 +1,8 @@
 package dev.limiter.gateway.internal;
 
 import java.net.URI;
+import java.util.Objects;
+import java.util.function.Function;
 
 import dev.limiter.RateLimitExceededException;
 import dev.limiter.spring.MissingRateLimitKeyException;
@@ -27,13 +29,21 @@ import org.springframework.web.servlet.function.ServerResponse;
  * request from the application's {@link GatewayLimits} (a filter function of a YAML route is made
  * before the beans it needs), applied blocking on the request's thread as the servlet filter of
  * {@code limiter.rules} applies rules. A rejection is answered by the application's
- * {@link RateLimitExceededHandler}.
+ * {@link RateLimitExceededHandler}. While {@code limiter.enabled} is false, every request goes on unlimited.
  */
 public final class MvcLimiterFilter implements HandlerFilterFunction<ServerResponse, ServerResponse> {
+
+    /** The request attribute holding the key a key function gave, for the rule's key expression to read. */
+    private static final String KEY_ATTRIBUTE = MvcLimiterFilter.class.getName() + ".key";
+
+    /** What Prepared is while limiter.enabled is false: nothing to apply. */
+    private static final Prepared UNLIMITED = new Prepared(null, null);
 
     private final String limiter;
 
     private final @Nullable String key;
+
+    private final @Nullable Function<ServerRequest, @Nullable String> keyFunction;
 
     private final @Nullable String cost;
 
@@ -42,23 +52,49 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
     public MvcLimiterFilter(String limiter, @Nullable String key, @Nullable String cost) {
         this.limiter = limiter;
         this.key = key;
+        this.keyFunction = null;
+        this.cost = cost;
+    }
+
+    /**
+     * A filter whose requests' keys {@code keyFunction} gives; the rule reads it from a request attribute,
+     * so that a missing one follows limiter.on-missing-key as a SpEL key's does.
+     */
+    public MvcLimiterFilter(String limiter, Function<ServerRequest, @Nullable String> keyFunction, @Nullable String cost) {
+        this.limiter = limiter;
+        this.key = "#request.getAttribute('" + KEY_ATTRIBUTE + "')";
+        this.keyFunction = Objects.requireNonNull(keyFunction, "The Limiter filter function's key function must not be null: "
+                + "give one returning each request's key, or call limiter(name) for one key shared by every request");
         this.cost = cost;
     }
 
     @Override
     public ServerResponse filter(ServerRequest request, HandlerFunction<ServerResponse> next) throws Exception {
         Prepared route = prepared(request);
+        GatewayLimits.RouteRule rule = route.rule();
+        RateLimitExceededHandler handler = route.handler();
+        if (rule == null || handler == null) {
+            return next.handle(request);
+        }
         HttpServletResponse response = currentResponse();
-        RuleDecisions decisions = route.rule().xRateLimitFields() ? (decided, permits, decision) -> XRateLimitHeaders.put(decided, permits,
+        RuleDecisions decisions = rule.xRateLimitFields() ? (decided, permits, decision) -> XRateLimitHeaders.put(decided, permits,
                 decision, response::setHeader) : RuleDecisions.NONE;
         try {
-            route.rule().rules().admit(request.servletRequest(), response, decisions);
+            if (keyFunction != null) {
+                request.servletRequest().setAttribute(KEY_ATTRIBUTE, keyFunction.apply(request));
+            }
+            rule.rules().admit(request.servletRequest(), response, decisions);
         }
         catch (RateLimitExceededException ex) {
-            return answer(request, route.handler().handleRateLimitExceeded(ex));
+            return answer(request, handler.handleRateLimitExceeded(ex));
         }
         catch (MissingRateLimitKeyException ex) {
-            return answer(request, route.handler().handleMissingKey(ex));
+            return answer(request, handler.handleMissingKey(ex));
+        }
+        finally {
+            if (keyFunction != null) {
+                request.servletRequest().removeAttribute(KEY_ATTRIBUTE);
+            }
         }
         return next.handle(request);
     }
@@ -84,6 +120,11 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
                 made = prepared;
                 if (made == null) {
                     ApplicationContext context = MvcUtils.getApplicationContext(request);
+                    // limiter.enabled=false: the route runs unlimited, as @RateLimited methods then do (no GatewayLimits exists).
+                    if (!context.getEnvironment().getProperty("limiter.enabled", Boolean.class, true)) {
+                        prepared = UNLIMITED;
+                        return UNLIMITED;
+                    }
                     Object routeId = request.attribute(MvcUtils.GATEWAY_ROUTE_ID_ATTR).orElse("");
                     GatewayLimits limits = context.getBean(GatewayLimits.class);
                     RateLimitExceededHandler handler = context.getBeanProvider(RateLimitExceededHandler.class)
@@ -108,9 +149,10 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
 
     @Override
     public String toString() {
-        return "Limiter[limiter=" + limiter + ", key=" + key + ", cost=" + cost + "]";
+        return "Limiter[limiter=" + limiter + ", key=" + ((keyFunction != null) ? keyFunction : key) + ", cost=" + cost + "]";
     }
 
-    private record Prepared(GatewayLimits.RouteRule rule, RateLimitExceededHandler handler) {
+    /** The route's rule and who answers its rejections; both null while limiter.enabled is false. */
+    private record Prepared(GatewayLimits.@Nullable RouteRule rule, @Nullable RateLimitExceededHandler handler) {
     }
 }

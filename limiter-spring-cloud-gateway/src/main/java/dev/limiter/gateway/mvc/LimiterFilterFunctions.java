@@ -1,11 +1,14 @@
 package dev.limiter.gateway.mvc;
 
+import java.util.function.Function;
+
 import dev.limiter.gateway.internal.MvcLimiterFilter;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.server.mvc.common.Shortcut;
 import org.springframework.cloud.gateway.server.mvc.filter.SimpleFilterSupplier;
 import org.springframework.web.servlet.function.HandlerFilterFunction;
+import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
@@ -22,6 +25,8 @@ import org.springframework.web.servlet.function.ServerResponse;
  *     .filter(LimiterFilterFunctions.limiter("orders", "#request.getHeader('X-Api-Key')"))
  *     .build();
  * </pre>
+ * or with the key given by a function of the request:
+ * {@code LimiterFilterFunctions.limiter("orders", (request) -> request.headers().firstHeader("X-Api-Key"))}.
  * In YAML routes ({@code spring.cloud.gateway.server.webmvc.routes}): {@code - Limiter=orders}, or
  * {@code - name: Limiter} with {@code args: {limiter: orders, key: "#request.getHeader('X-Api-Key')"}}.
  */
@@ -33,7 +38,7 @@ public final class LimiterFilterFunctions {
     /** Limits every request of the route under one key of limiter {@code limiter}. */
     @Shortcut
     public static HandlerFilterFunction<ServerResponse, ServerResponse> limiter(String limiter) {
-        return new MvcLimiterFilter(limiter, null, null);
+        return new MvcLimiterFilter(limiter, (String) null, null);
     }
 
     /**
@@ -57,6 +62,35 @@ public final class LimiterFilterFunctions {
     @Shortcut
     public static HandlerFilterFunction<ServerResponse, ServerResponse> limiter(String limiter, @Nullable String key, @Nullable String cost) {
         return new MvcLimiterFilter(limiter, key, cost);
+    }
+
+    /**
+     * Limits each request of the route under the key that {@code keyResolver} gives, as Bucket4j's filter
+     * functions take a key resolver. For Java routes only: YAML routes give the key as SpEL.
+     *
+     * @param limiter name of the limiter deciding, one of limiter.limiters
+     * @param keyResolver each request's key; null or empty for a missing key, which follows limiter.on-missing-key
+     */
+    public static HandlerFilterFunction<ServerResponse, ServerResponse> limiter(String limiter,
+            Function<ServerRequest, @Nullable String> keyResolver) {
+        return new MvcLimiterFilter(limiter, keyResolver, null);
+    }
+
+    /**
+     * Limits each request of the route under the key that {@code keyResolver} gives, taking {@code cost}
+     * permits. For Java routes only.
+     *
+     * @param limiter name of the limiter deciding, one of limiter.limiters
+     * @param keyResolver each request's key; null or empty for a missing key, which follows limiter.on-missing-key
+     * @param cost permits each request takes, at least 1
+     */
+    public static HandlerFilterFunction<ServerResponse, ServerResponse> limiter(String limiter,
+            Function<ServerRequest, @Nullable String> keyResolver, long cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("The Limiter filter function's cost must be a whole number of at least 1, not " + cost
+                    + ": give the permits each request of the route takes, such as limiter(\"" + limiter + "\", keyResolver, 1)");
+        }
+        return new MvcLimiterFilter(limiter, keyResolver, Long.toString(cost));
     }
 
     /** Offers the filter functions to YAML routes (listed in META-INF/spring.factories). */
