@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -80,13 +81,27 @@ public final class OutgoingCalls {
         if (holding != null) {
             return holding;
         }
-        RateLimiter found = registry.find(route.limiter()).orElseThrow(() -> new LimiterConfigurationException(route.property() + ".limiter",
-                route.limiter(), "There is no limiter '" + route.limiter() + "'", "Configure limiter.limiters." + route.limiter()
-                        + " (algorithm, limit, window, max-wait), or name one of: "
-                        + (registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names()))));
+        RateLimiter found = registry.find(route.limiter()).orElseThrow(() -> unusable(route));
         holding = holds.of(found);
         limiters.put(route.limiter(), holding);
         return holding;
+    }
+
+    /** Why the route's limiter cannot decide its calls: it has plans, or there is none of that name. */
+    private LimiterConfigurationException unusable(OutgoingRoute route) {
+        String property = route.property() + ".limiter";
+        Set<String> plans = registry.plans(route.limiter()).keySet();
+        List<String> usable = registry.limiters().stream().map(RateLimiter::name).sorted().toList();
+        String others = usable.isEmpty() ? "" : ", or name one of: " + String.join(", ", usable);
+        if (!plans.isEmpty()) {
+            // A plan is picked per call from what the application serves (a request, a principal); an outgoing call has none.
+            return new LimiterConfigurationException(property, route.limiter(), "Limiter '" + route.limiter() + "' has plans "
+                    + plans + ", but an outgoing call has no request or principal to pick a plan by",
+                    "Name a limiter without plans: configure limiter.limiters.<name> with the upstream's limit (algorithm, limit, window, "
+                            + "max-wait) and set " + property + " to it" + others);
+        }
+        return new LimiterConfigurationException(property, route.limiter(), "There is no limiter '" + route.limiter() + "'",
+                "Configure limiter.limiters." + route.limiter() + " (algorithm, limit, window, max-wait)" + others);
     }
 
     /** One limited call: what it waited so far, against the limiter's max-wait. Used by one caller at a time. */
