@@ -133,6 +133,26 @@ class LimiterHttpClientAutoConfigurationTests {
             .hasMessageContaining("partner"));
     }
 
+    /**
+     * A limiter with plans picks one per call from what the application serves; an outgoing call has nothing to
+     * pick by, so the route is refused naming its property and the fix, not as a limiter that does not exist.
+     */
+    @Test
+    void aLimiterWithPlansIsRefusedSayingWhy() {
+        runner.withPropertyValues("limiter.limiters.tiered.algorithm=gcra", "limiter.limiters.tiered.default-plan=free",
+                "limiter.limiters.tiered.plans.free.limit=10", "limiter.limiters.tiered.plans.free.window=1s",
+                "limiter.limiters.tiered.plans.pro.limit=100", "limiter.limiters.tiered.plans.pro.window=1s",
+                "limiter.outgoing[1].host=api.partner.com", "limiter.outgoing[1].limiter=tiered")
+            .run((context) -> assertThat(context).getFailure()
+                .isInstanceOf(LimiterConfigurationException.class)
+                .hasMessageStartingWith("Limiter 'tiered' has plans [free, pro], but an outgoing call has no request or principal to pick a plan by")
+                .hasMessageContaining("(limiter.outgoing[1].limiter = tiered)")
+                .hasMessageContaining("Name a limiter without plans")
+                .hasMessageContaining("set limiter.outgoing[1].limiter to it, or name one of: partner")
+                .hasMessageNotContaining("There is no limiter")
+                .hasMessageNotContaining("partner, tiered"));
+    }
+
     @Test
     void aRouteWithHostAndUrlIsRefused() {
         runner.withPropertyValues("limiter.outgoing[0].url=https://api.partner.com/**").run((context) -> assertThat(context).getFailure()

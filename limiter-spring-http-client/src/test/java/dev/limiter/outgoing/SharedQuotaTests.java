@@ -34,7 +34,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Three instances share an upstream's quota through Redis: one calls through RestClient, one through
- * RestTemplate, one through WebClient, three threads each, as fast as they may. The upstream allows 50
+ * RestTemplate, one through WebClient, eight threads each, as fast as they may. The upstream allows 50
  * calls per window, in fixed windows aligned to its clock, and counts its 429s.
  * <p>
  * Limiter's limiter is GCRA at 50 per window with a burst of 1, and a max-wait of half a window: calls
@@ -50,8 +50,11 @@ import org.springframework.web.reactive.function.client.WebClient;
  * the scripts derive from virtual time, so virtual time must not run faster than real time, and the
  * story of 50 calls a second is told 100 times slower.
  * <p>
- * It fails when a call goes out without waiting its turn (a 429 in the first window), and when instances
- * do not read each other's holds (calls during a hold).
+ * It fails when a call goes out without waiting its turn (a 429 in the first window), when instances
+ * do not read each other's holds (calls during a hold), and when calls that waited out a hold give back
+ * permits the limiter reserved for them: with many threads waking at a hold's end, that made two calls
+ * share a turn and left others empty (with 16 threads per instance: two 429s at one instant, 40 of 50 served
+ * in the window after the hold).
  */
 @RedisTest
 class SharedQuotaTests {
@@ -62,7 +65,13 @@ class SharedQuotaTests {
 
     private static final long START = VirtualClock.EPOCH_ALIGNED_START;
 
-    private static final int THREADS = 3;
+    /**
+     * Threads per instance: 24 in all, as many as the limiter has turns within max-wait (26), so that every
+     * thread holds a turn or waits out a hold, and all of them wake together at a hold's end. With 16 per
+     * instance the same assertions passed in most runs, but callers the limiter rejected for a full queue, backing
+     * off, saw one turn in a window left empty now and then (47 of 50 once), not explained yet.
+     */
+    private static final int THREADS = 8;
 
     private final List<AutoCloseable> closing = new ArrayList<>();
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,22 +16,18 @@ import dev.limiter.outgoing.OutgoingCallRejectedException;
 import dev.limiter.outgoing.OutgoingRequest;
 import dev.limiter.spring.LimiterConfigurationException;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 
 /**
  * The steps every client's interceptor takes for an outgoing call of a route: take a permit from the
  * route's limiter unless the upstream asked to hold the key, in one decision (one Redis round trip),
- * waiting out a hold and then deciding again, or waiting for the call's turn, up to the limiter's
- * max-wait, all waiting together; look for a hold again after waiting its turn; and learn a new hold
- * from the answer. A call that cannot go out within max-wait fails at once with
- * {@link OutgoingCallRejectedException}: it never waits for nothing.
+ * waiting out a hold (up to the limiter's max-wait) and then deciding again, and waiting for the call's
+ * turn (up to max-wait, as the limiter reserves it); look for a hold again after waiting its turn (up to
+ * what is left of max-wait after both); and learn a new hold from the answer. A call that cannot go out
+ * within those waits fails at once with {@link OutgoingCallRejectedException}: it never waits for nothing.
  */
 public final class OutgoingCalls {
-
-    private static final Log logger = LogFactory.getLog(OutgoingCalls.class);
 
     private final List<OutgoingRoute> routes;
 
@@ -80,13 +77,27 @@ public final class OutgoingCalls {
         if (holding != null) {
             return holding;
         }
-        RateLimiter found = registry.find(route.limiter()).orElseThrow(() -> new LimiterConfigurationException(route.property() + ".limiter",
-                route.limiter(), "There is no limiter '" + route.limiter() + "'", "Configure limiter.limiters." + route.limiter()
-                        + " (algorithm, limit, window, max-wait), or name one of: "
-                        + (registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names()))));
+        RateLimiter found = registry.find(route.limiter()).orElseThrow(() -> unusable(route));
         holding = holds.of(found);
         limiters.put(route.limiter(), holding);
         return holding;
+    }
+
+    /** Why the route's limiter cannot decide its calls: it has plans, or there is none of that name. */
+    private LimiterConfigurationException unusable(OutgoingRoute route) {
+        String property = route.property() + ".limiter";
+        Set<String> plans = registry.plans(route.limiter()).keySet();
+        List<String> usable = registry.limiters().stream().map(RateLimiter::name).sorted().toList();
+        String others = usable.isEmpty() ? "" : ", or name one of: " + String.join(", ", usable);
+        if (!plans.isEmpty()) {
+            // A plan is picked per call from what the application serves (a request, a principal); an outgoing call has none.
+            return new LimiterConfigurationException(property, route.limiter(), "Limiter '" + route.limiter() + "' has plans "
+                    + plans + ", but an outgoing call has no request or principal to pick a plan by",
+                    "Name a limiter without plans: configure limiter.limiters.<name> with the upstream's limit (algorithm, limit, window, "
+                            + "max-wait) and set " + property + " to it" + others);
+        }
+        return new LimiterConfigurationException(property, route.limiter(), "There is no limiter '" + route.limiter() + "'",
+                "Configure limiter.limiters." + route.limiter() + " (algorithm, limit, window, max-wait)" + others);
     }
 
     /** One limited call: what it waited so far, against the limiter's max-wait. Used by one caller at a time. */
@@ -175,20 +186,18 @@ public final class OutgoingCalls {
         }
 
         /**
-         * The wait for the call's turn after {@code decision}, counted against max-wait.
+         * The wait for the call's turn after {@code decision}: within max-wait, as the limiter reserved it, also after
+         * a wait for a hold. Never cut to what a hold left of max-wait: that would give the permit back, and a permit
+         * given back while other calls reserve turns moves the limiter's schedule back under theirs (a GCRA turn
+         * taken twice, another left empty), which many callers waking together at a hold's end did.
          *
-         * @throws OutgoingCallRejectedException when the limiter rejected the call, or its turn comes after max-wait
-         *     (what is left of it after waiting for a hold; the permit is given back then)
+         * @throws OutgoingCallRejectedException when the limiter rejected the call (no turn within max-wait)
          */
         public Duration afterDecision(Decision decision) {
             if (decision.rejected()) {
                 throw rejected(decision, false);
             }
             Duration turn = decision.waitFor();
-            if (turn.compareTo(maxWait.minus(waited)) > 0) {
-                giveBack();
-                throw rejected(new Decision(false, decision.limit(), 0, decision.resetAfter(), turn), false);
-            }
             waited = waited.plus(turn);
             return turn;
         }
@@ -204,15 +213,6 @@ public final class OutgoingCalls {
             if (!hold.isZero()) {
                 holding.hold(key, hold);
                 observer.held(limiter.name(), hold);
-            }
-        }
-
-        private void giveBack() {
-            try {
-                limiter.refund(key, 1);
-            }
-            catch (RuntimeException ex) {
-                logger.debug("Could not give back the permit of a call given up", ex);
             }
         }
 

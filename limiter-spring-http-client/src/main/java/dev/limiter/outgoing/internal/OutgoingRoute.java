@@ -1,6 +1,7 @@
 package dev.limiter.outgoing.internal;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 import dev.limiter.outgoing.OutgoingRequest;
 import dev.limiter.spring.LimiterConfigurationException;
@@ -22,6 +23,9 @@ public record OutgoingRoute(String property, String limiter, @Nullable String sc
         @Nullable Expression key) {
 
     private static final AntPathMatcher PATHS = new AntPathMatcher();
+
+    /** An IPv6 address as a URI writes it, in brackets: {@link java.net.URI#getHost()} gives it so. */
+    private static final Pattern IPV6_LITERAL = Pattern.compile("\\[[0-9A-Fa-f:.]+]");
 
     /**
      * A route from its configured values; exactly one of {@code host} and {@code url}.
@@ -72,8 +76,9 @@ public record OutgoingRoute(String property, String limiter, @Nullable String sc
         String authority = (slash >= 0) ? rest.substring(0, slash) : rest;
         String path = (slash >= 0) ? rest.substring(slash) : null;
         int port = -1;
+        // A port follows the host's last colon, but not one inside an IPv6 literal such as [::1].
         int colon = authority.lastIndexOf(':');
-        if (colon >= 0) {
+        if (colon >= 0 && colon > authority.lastIndexOf(']')) {
             try {
                 port = Integer.parseInt(authority.substring(colon + 1));
             }
@@ -86,9 +91,12 @@ public record OutgoingRoute(String property, String limiter, @Nullable String sc
     }
 
     private static String checkHost(String property, String host) {
+        if (IPV6_LITERAL.matcher(host).matches()) {
+            return host.toLowerCase(Locale.ROOT);
+        }
         String bare = host.startsWith("*.") ? host.substring(2) : host;
         if (bare.isEmpty() || bare.contains("*") || bare.contains("/") || bare.contains(":")) {
-            throw new LimiterConfigurationException(property, host, "A host is a name such as api.partner.com, or *.partner.com for its subdomains",
+            throw new LimiterConfigurationException(property, host, "A host is a name such as api.partner.com, *.partner.com for its subdomains, or an address such as 10.0.0.7 or [::1]",
                     "Write the host alone, without scheme, port or path; use url: for those");
         }
         return host.toLowerCase(Locale.ROOT);
