@@ -2,6 +2,7 @@ package dev.limiter.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 
@@ -517,6 +518,11 @@ public final class RedisRateLimiterFactory implements RateLimiterFactory {
             }
             connection.scriptingCommands().scriptLoad(RedisHoldingLimiter.HOLD.getScriptAsString().getBytes(StandardCharsets.UTF_8));
             connection.scriptingCommands().scriptLoad(RedisHoldingLimiter.REMAINING.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+            // Concurrency limits take and release in one round trip each from their first call, not a NOSCRIPT and an EVAL.
+            for (LuaScript concurrency : List.of(RedisConcurrencyLimiter.TAKE, RedisConcurrencyLimiter.RELEASE,
+                    RedisConcurrencyLimiter.RENEW, RedisConcurrencyLimiter.COUNT, RedisConcurrencyLimiter.LEAVE)) {
+                connection.scriptingCommands().scriptLoad(concurrency.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+            }
             // The heartbeat too, which warmUp sends next: else its first EVALSHA is answered NOSCRIPT, an error in Redis' stats.
             connection.scriptingCommands().scriptLoad(InstanceRegistry.HEARTBEAT.getScriptAsString().getBytes(StandardCharsets.UTF_8));
             return Boolean.TRUE;

@@ -3,6 +3,8 @@ package dev.limiter.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.limiter.Algorithm;
+import dev.limiter.CalendarWindow;
 import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
@@ -225,6 +228,48 @@ class ScriptBatchesTests {
         assertThat(decided).extracting((f) -> f.get().remaining()).containsExactly(4L, 2L, 2L, 1L, 0L, 1L, 0L);
         assertThat(batches.calls()).as("two alone, then one batch of five").isEqualTo(3);
         assertThat(batches.batchedDecisions()).isEqualTo(5);
+    }
+
+    /**
+     * A batch whose decisions straddle the end of a calendar window counts each in its own window: a limit of 3
+     * per calendar month in Europe/Berlin, 4 decisions a second before midnight of January 31 and 4 a second
+     * after, all in one batch, whose window boundaries are computed once, for its first decision's time: 3
+     * admitted in January, 3 in February, each fourth rejected until its own month ends.
+     */
+    @Test
+    void aBatchAcrossTheEndOfACalendarWindowCountsEachDecisionInItsOwnWindow() throws Exception {
+        ZoneId berlin = ZoneId.of("Europe/Berlin");
+        long midnight = LocalDateTime.parse("2026-02-01T00:00").atZone(berlin).toInstant().getEpochSecond() * 1_000_000L;
+        long march = LocalDateTime.parse("2026-03-01T00:00").atZone(berlin).toInstant().getEpochSecond() * 1_000_000L;
+        VirtualClock monthEnd = new VirtualClock(midnight - 1_000_000L);
+        RedisRateLimiterFactory factory = batchedFactory(slowTemplate(Duration.ofSeconds(2)), 64).clock(monthEnd).build();
+        RateLimiter limiter = factory.create("billing", RateLimiterConfig.of(Algorithm.FIXED_WINDOW,
+                LimitSpec.perCalendar(3, CalendarWindow.months(berlin, 1))));
+        List<Callable<Decision>> calls = new ArrayList<>(List.of(() -> limiter.tryAcquire("a"), () -> limiter.tryAcquire("b")));
+        for (int i = 0; i < 4; i++) {
+            calls.add(() -> limiter.tryAcquire("k"));
+        }
+        calls.add(() -> {
+            // Two seconds on, before this decision: a second into February.
+            monthEnd.advance(Duration.ofSeconds(2));
+            return limiter.tryAcquire("k");
+        });
+        for (int i = 0; i < 3; i++) {
+            calls.add(() -> limiter.tryAcquire("k"));
+        }
+        List<Future<Decision>> decided = inQueueOrder(factory.batches(), calls);
+        List<Decision> k = new ArrayList<>();
+        for (Future<Decision> decision : decided.subList(2, decided.size())) {
+            k.add(decision.get());
+        }
+        assertThat(k).extracting(Decision::source).containsOnly(DecisionSource.REDIS);
+        assertThat(k).extracting(Decision::allowed).containsExactly(true, true, true, false, true, true, true, false);
+        assertThat(k).extracting(Decision::remaining).containsExactly(2L, 1L, 0L, 0L, 2L, 1L, 0L, 0L);
+        assertThat(k.get(3).retryAfter()).as("January's fourth, until midnight").isEqualTo(Duration.ofSeconds(1));
+        assertThat(k.get(7).retryAfter()).as("February's fourth, until March")
+            .isEqualTo(Duration.ofNanos((march - monthEnd.nowMicros()) * 1_000L));
+        assertThat(factory.batches().calls()).as("two alone, then one batch of eight").isEqualTo(3);
+        assertThat(factory.batches().batchedDecisions()).isEqualTo(8);
     }
 
     /**

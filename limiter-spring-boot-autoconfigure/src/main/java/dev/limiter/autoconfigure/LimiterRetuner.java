@@ -25,11 +25,11 @@ import org.springframework.core.env.PropertySource;
  * {@code limiter.*} anew, checks every limiter as startup does, and then applies every change or
  * none. A value that startup would refuse is refused with the same message, naming the property, and
  * the limits in force stay. What can change is each limiter's algorithm, limits, windows, bursts,
- * sub-windows, max-wait, lease, on-redis-failure and on-retune, and limiters can be added; settings fixed at
- * startup (backend, key prefix, Redis connection, shadow mode, headers, deny cache, client address,
- * missing keys) are refused until a restart. Spring Cloud's {@code EnvironmentChangeEvent} (refresh,
- * {@code POST /actuator/env}) and the {@code limiters} endpoint's write operation call it; so may
- * applications. Thread-safe: retunes happen one at a time.
+ * sub-windows, max-wait, lease, on-redis-failure, on-retune, and its calendar windows' zone and anchor
+ * day, and limiters can be added; settings fixed at startup (backend, key prefix, Redis connection,
+ * shadow mode, headers, deny cache, client address, missing keys) are refused until a restart.
+ * Spring Cloud's {@code EnvironmentChangeEvent} (refresh, {@code POST /actuator/env}) and the
+ * {@code limiters} endpoint's write operation call it; so may applications. Thread-safe: retunes happen one at a time.
  */
 public final class LimiterRetuner {
 
@@ -71,8 +71,8 @@ public final class LimiterRetuner {
      * Sets properties of limiter {@code name} (such as {@code limit}, {@code window}, {@code burst},
      * {@code algorithm}, {@code sub-windows}, {@code max-wait}, {@code on-redis-failure},
      * {@code on-retune}, {@code limits} as a list of maps of limit, window and burst, or {@code lease}
-     * as a map of permits and ttl, an empty value of both turning leasing off) in the
-     * Environment, above every other source, and applies them as {@link #retune()} does. Setting
+     * as a map of permits and ttl, an empty value of both turning leasing off, or {@code zone} and
+     * {@code anchor-day} of calendar windows, an empty anchor day removing it) in the Environment, above every other source, and applies them as {@link #retune()} does. Setting
      * {@code limit}, {@code window} or {@code burst} replaces configured {@code limits}, and the other
      * way round. Values stay in force until the application stops; a refused value is taken back.
      *

@@ -22,7 +22,7 @@ final class RetuneValues {
 
     /** What {@link LimiterRetuner#retune(String, Map)} may set under {@code limiter.limiters.<name>}. */
     private static final Set<String> RETUNABLE = Set.of("algorithm", "limit", "window", "burst", "limits", "sub-windows", "max-wait",
-            "on-redis-failure", "on-retune", "lease", "lease.permits", "lease.ttl");
+            "on-redis-failure", "on-retune", "lease", "lease.permits", "lease.ttl", "zone", "anchor-day");
 
     /** The values of a lease. */
     private static final Set<String> LEASE_VALUES = Set.of("permits", "ttl");

@@ -16,10 +16,12 @@ import dev.limiter.autoconfigure.actuate.LimitDescriptor;
 import dev.limiter.autoconfigure.actuate.LimiterActuatorAutoConfiguration;
 import dev.limiter.autoconfigure.actuate.LimiterDescriptor;
 import dev.limiter.autoconfigure.actuate.LimitersEndpoint;
+import dev.limiter.autoconfigure.actuate.RetuneDescriptor;
 import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -56,6 +58,59 @@ class CalendarWindowConfigurationTests {
                 LimitDescriptor described = ((LimiterDescriptor) context.getBean(LimitersEndpoint.class).limiter("billing")).limits().get(0);
                 assertThat(described).isEqualTo(new LimitDescriptor(1000, "1mo", null, "Europe/Berlin", 15));
             });
+    }
+
+    /**
+     * A retune of the limit keeps the zone and anchor day configured; a retune may change them, or remove the anchor
+     * day, but a calendar limiter stays one.
+     */
+    @Test
+    void retuningACalendarLimiterKeepsOrChangesItsZoneAndAnchorDay() {
+        this.contextRunner.withPropertyValues("limiter.limiters.billing.algorithm=fixed-window", "limiter.limiters.billing.limit=1000",
+                "limiter.limiters.billing.window=1mo", "limiter.limiters.billing.zone=Europe/Berlin", "limiter.limiters.billing.anchor-day=15")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                LimitersEndpoint endpoint = context.getBean(LimitersEndpoint.class);
+                RateLimiter billing = context.getBean(RateLimiterRegistry.class).get("billing");
+
+                WebEndpointResponse<RetuneDescriptor> limit = retune(endpoint, "500", null, null, null);
+                assertThat(limit.getStatus()).isEqualTo(200);
+                assertThat(limit.getBody().current().limits()).containsExactly(new LimitDescriptor(500, "1mo", null, "Europe/Berlin", 15));
+                assertThat(billing.config().limits()).containsExactly(LimitSpec.perCalendar(500, CalendarWindow.months(BERLIN, 15)));
+
+                // 23:00 on March 14 in Berlin is 18:00 in New York: the month from the 1st ends on April 1 there.
+                ZoneId newYork = ZoneId.of("America/New_York");
+                WebEndpointResponse<RetuneDescriptor> moved = retune(endpoint, null, null, "America/New_York", "1");
+                assertThat(moved.getStatus()).isEqualTo(200);
+                assertThat(moved.getBody().current().limits()).containsExactly(new LimitDescriptor(500, "1mo", null, "America/New_York", 1));
+                assertThat(billing.config().limits()).containsExactly(LimitSpec.perCalendar(500, CalendarWindow.months(newYork, 1)));
+                long aprilFirst = LocalDateTime.parse("2026-04-01T00:00").atZone(newYork).toInstant().toEpochMilli() * 1_000L;
+                assertThat(billing.tryAcquire("customer-1").resetAfter())
+                    .isEqualTo(Duration.ofNanos((aprilFirst - context.getBean(VirtualClock.class).nowMicros()) * 1_000L));
+
+                // A window of an hour with the zone still set: refused, saying to remove the zone, and the month stays.
+                WebEndpointResponse<RetuneDescriptor> hourWithZone = retune(endpoint, null, "1h", null, "");
+                assertThat(hourWithZone.getStatus()).isEqualTo(400);
+                assertThat(hourWithZone.getBody().refused().property()).isEqualTo("limiter.limiters.billing.window");
+                assertThat(hourWithZone.getBody().refused().action()).contains("remove limiter.limiters.billing.zone");
+                assertThat(billing.config().limits()).containsExactly(LimitSpec.perCalendar(500, CalendarWindow.months(newYork, 1)));
+
+                // A calendar day in the same zone, without the anchor day of months.
+                WebEndpointResponse<RetuneDescriptor> day = retune(endpoint, null, "1d", null, "");
+                assertThat(day.getStatus()).as("%s", day.getBody().refused()).isEqualTo(200);
+                assertThat(billing.config().limits()).containsExactly(LimitSpec.perCalendar(500, CalendarWindow.days(newYork)));
+
+                // A retune keeps a calendar limiter one: no zone is refused, and the days stay.
+                WebEndpointResponse<RetuneDescriptor> noZone = retune(endpoint, null, null, "", null);
+                assertThat(noZone.getStatus()).isEqualTo(400);
+                assertThat(noZone.getBody().refused().property()).isEqualTo("limiter.limiters.billing.zone");
+                assertThat(billing.config().limits()).containsExactly(LimitSpec.perCalendar(500, CalendarWindow.days(newYork)));
+            });
+    }
+
+    private static WebEndpointResponse<RetuneDescriptor> retune(LimitersEndpoint endpoint, String limit, String window, String zone,
+            String anchorDay) {
+        return endpoint.retune("billing", null, limit, window, null, null, null, null, null, null, null, null, zone, anchorDay);
     }
 
     @Test

@@ -184,7 +184,7 @@ class RetuneTests {
 
                 // A limiter with plans is not retuned through the endpoint either: it says why.
                 var refused = context.getBean(LimitersEndpoint.class)
-                    .retune("tiers", null, "5", null, null, null, null, null, null, null, null, null);
+                    .retune("tiers", null, "5", null, null, null, null, null, null, null, null, null, null, null);
                 assertThat(refused.getStatus()).isEqualTo(400);
                 assertThat(refused.getBody().refused().property()).isEqualTo("limiter.limiters.tiers.plans");
 
@@ -231,7 +231,7 @@ class RetuneTests {
             take(4, () -> service.order("carol"));
 
             WebEndpointResponse<RetuneDescriptor> kept = endpoint.retune("orders", null, "20", null, null, null, null, null,
-                    null, null, null, null);
+                    null, null, null, null, null, null);
             assertThat(kept.getStatus()).isEqualTo(200);
             assertThat(kept.getBody().changed()).isTrue();
             assertThat(kept.getBody().stateKept()).isTrue();
@@ -240,37 +240,37 @@ class RetuneTests {
             assertThat(quotaOf(endpoint, "orders", "carol").remaining()).isEqualTo(16);
 
             WebEndpointResponse<RetuneDescriptor> fresh = endpoint.retune("orders", null, null, "20s", null, null, null,
-                    null, null, null, null, null);
+                    null, null, null, null, null, null, null);
             assertThat(fresh.getBody().stateKept()).isFalse();
             assertThat(fresh.getBody().state()).contains("the windows changed ([PT10S] to [PT20S])");
             assertThat(quotaOf(endpoint, "orders", "carol").remaining()).isEqualTo(20);
 
             WebEndpointResponse<RetuneDescriptor> several = endpoint.retune("orders", "gcra", null, null, null,
-                    "2/1s/3, 100/1h", null, "200ms", null, null, null, null);
+                    "2/1s/3, 100/1h", null, "200ms", null, null, null, null, null, null);
             assertThat(several.getStatus()).isEqualTo(200);
             assertThat(several.getBody().current().limits()).containsExactly(new LimitDescriptor(2, "PT1S", 3L),
                     new LimitDescriptor(100, "PT1H", 100L));
             assertThat(several.getBody().current().maxWait()).isEqualTo("PT0.2S");
             WebEndpointResponse<RetuneDescriptor> single = endpoint.retune("orders", null, "5", "10s", null, null, null,
-                    "0s", null, null, null, null);
+                    "0s", null, null, null, null, null, null);
             assertThat(single.getBody().current().limits()).containsExactly(new LimitDescriptor(5, "PT10S", 5L));
 
             WebEndpointResponse<RetuneDescriptor> refused = endpoint.retune("orders", "sliding-window", null, null, null,
-                    null, "7", null, null, null, null, null);
+                    null, "7", null, null, null, null, null, null, null);
             assertThat(refused.getStatus()).isEqualTo(400);
             assertThat(refused.getBody().refused().property()).isEqualTo("@RateLimited on Service.order(String)");
             assertThat(refused.getBody().refused().problem()).contains("does not divide into 7 sub-windows");
             assertThat(refused.getBody().current().algorithm()).as("still in force").isEqualTo("gcra");
 
             WebEndpointResponse<RetuneDescriptor> notation = endpoint.retune("orders", null, null, null, null, "10/1s/2/3", null,
-                    null, null, null, null, null);
+                    null, null, null, null, null, null, null);
             assertThat(notation.getStatus()).isEqualTo(400);
             assertThat(notation.getBody().refused().property()).isEqualTo("limiter.limiters.orders.limits");
             assertThat(notation.getBody().refused().value()).isEqualTo("\"10/1s/2/3\"");
             assertThat(notation.getBody().refused().problem()).isEqualTo("Not a list of limits");
             assertThat(notation.getBody().refused().field()).isEqualTo("limits");
 
-            assertThat(endpoint.retune("nonesuch", null, "5", null, null, null, null, null, null, null, null, null).getStatus()).isEqualTo(404);
+            assertThat(endpoint.retune("nonesuch", null, "5", null, null, null, null, null, null, null, null, null, null, null).getStatus()).isEqualTo(404);
         });
     }
 

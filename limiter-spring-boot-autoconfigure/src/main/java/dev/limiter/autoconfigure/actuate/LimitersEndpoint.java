@@ -248,13 +248,14 @@ public final class LimitersEndpoint {
      * at once, checked as at startup. Every value is text, as a web endpoint's body holds nothing else:
      * {@code limits} is several limits as {@code "<limit>/<window>"} or {@code "<limit>/<window>/<burst>"},
      * separated by commas ({@code "10/1s, 1000/1h"}); {@code leasePermits} and {@code leaseTtl} set the
-     * lease (empty values stop leasing). 404 for an unknown limiter; 400 naming the property refused and why, the limits in force staying.
+     * lease (empty values stop leasing); {@code zone} and {@code anchorDay} those of calendar windows (an empty
+     * anchor day is the first; a zone cannot be removed while running). 404 for an unknown limiter; 400 naming the property refused and why, the limits in force staying.
      */
     @WriteOperation
     public WebEndpointResponse<RetuneDescriptor> retune(@Selector String name, @Nullable String algorithm, @Nullable String limit,
             @Nullable String window, @Nullable String burst, @Nullable String limits, @Nullable String subWindows,
             @Nullable String maxWait, @Nullable String onRedisFailure, @Nullable String onRetune, @Nullable String leasePermits,
-            @Nullable String leaseTtl) {
+            @Nullable String leaseTtl, @Nullable String zone, @Nullable String anchorDay) {
         if (registry.find(name).isEmpty()) {
             if (!registry.plans(name).isEmpty()) {
                 return new WebEndpointResponse<>(new RetuneDescriptor(name, false, null, registered(name), null, null,
@@ -273,6 +274,8 @@ public final class LimitersEndpoint {
         values.put("max-wait", maxWait);
         values.put("on-redis-failure", onRedisFailure);
         values.put("on-retune", onRetune);
+        values.put("zone", zone);
+        values.put("anchor-day", anchorDay);
         if (leasePermits != null || leaseTtl != null) {
             Map<String, Object> lease = new LinkedHashMap<>();
             lease.put("permits", leasePermits);

@@ -18,11 +18,12 @@ import org.jspecify.annotations.Nullable;
  * {@code RateLimit-Policy: "orders";q=5;w=10} and {@code RateLimit: "orders";r=3;t=7}.
  * <p>
  * The policy lists every limit of the limiter; with several limits each is named after the limiter
- * and its window ({@code "api-1s"}, {@code "api-1h"}). {@code q} is the most permits the limit
- * grants at once and {@code w} the seconds it takes to grant them again from empty: the limit and
- * its window for window algorithms; the burst and the time an empty bucket takes to refill for
- * bucket algorithms (so {@code r} never exceeds {@code q}). Both are rounded up to whole seconds of
- * at least 1.
+ * and its window ({@code "api-1s"}, {@code "api-1h"}; a calendar window as configured, {@code "api-1mo"}).
+ * {@code q} is the most permits the limit grants at once and {@code w} the seconds it takes to grant
+ * them again from empty: the limit and its window for window algorithms (a calendar window's nominal
+ * length: 1, 7 or 31 days, whatever the length of the current one); the burst and the time an empty
+ * bucket takes to refill for bucket algorithms (so {@code r} never exceeds {@code q}). Both are
+ * rounded up to whole seconds of at least 1.
  * <p>
  * {@code RateLimit} reports one limit with its own numbers: the limit with the fewest permits left,
  * {@code r} its remaining permits and {@code t} the seconds, rounded up, until that limit is whole
@@ -62,7 +63,7 @@ public final class RateLimitHeaderFields {
         this.quotedNames = new String[limits.size()];
         for (int i = 0; i < limits.size(); i++) {
             LimitSpec limit = limits.get(i);
-            String name = (limits.size() == 1) ? limiter.name() : limiter.name() + "-" + window(limit.window());
+            String name = (limits.size() == 1) ? limiter.name() : limiter.name() + "-" + window(limit);
             long capacity = bucket ? limit.burst() : limit.limit();
             long refillMicros = bucket ? ceilDiv(BigInteger.valueOf(limit.burst()).multiply(BigInteger.valueOf(micros(limit.window()))),
                     limit.limit()) : micros(limit.window());
@@ -134,9 +135,21 @@ public final class RateLimitHeaderFields {
         return Math.max(1, seconds);
     }
 
-    /** A limit as people write it, such as "5/10s" or "1000/1h". */
+    /** A limit as people write it, such as "5/10s", "1000/1h" or "5000/1mo". */
     public static String describe(LimitSpec limit) {
-        return limit.limit() + "/" + window(limit.window());
+        return limit.limit() + "/" + window(limit);
+    }
+
+    /** A limit's window as configured: a calendar window by its unit (1d, 1w, 1mo), another one as {@link #window(Duration)}. */
+    static String window(LimitSpec limit) {
+        if (limit.calendar() == null) {
+            return window(limit.window());
+        }
+        return switch (limit.calendar().unit()) {
+            case DAY -> "1d";
+            case WEEK -> "1w";
+            case MONTH -> "1mo";
+        };
     }
 
     /** A window in its largest whole unit: 1h, 90s, 1500ms, 250us. */
