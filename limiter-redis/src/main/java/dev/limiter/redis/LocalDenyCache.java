@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * its answer arrives, however long the round trip: threads flooding a key together would otherwise
  * all ask Redis at the same moment, once per period each, and a period shorter than a round trip
  * would let several claim in turn. An admission that leaves permits ends the claim at once; one that
- * leaves none, or a call that fails, lets it run to the end of its period (one more retry-after);
+ * leaves none, or a call that fails, lets it run to the end of its period (one more retry-after, a
+ * second at most);
  * a rejection replaces it. A claim whose answer never comes is given up after {@link #ANSWER_TIMEOUT_MICROS}.
  */
 final class LocalDenyCache {
@@ -58,6 +59,9 @@ final class LocalDenyCache {
     /** How long callers wait for a claimant's answer at most, should it never come (its call lost). */
     static final long ANSWER_TIMEOUT_MICROS = 1_000_000;
 
+    /** How long a claim holds callers back at most once its answer is in (or lost): then the next caller asks Redis. */
+    static final long CLAIM_HOLD_MAX_MICROS = 1_000_000;
+
     /** How long at least a rejection is kept after it stops holding, for a caller to claim it. */
     private static final long KEPT_AFTER_MICROS = 1_000_000;
 
@@ -85,9 +89,14 @@ final class LocalDenyCache {
             return untilMicros > now || (awaitingAnswer && answerDueMicros > now);
         }
 
-        /** Claimed at {@code now}: one more period, and callers wait for the claimant's answer. */
+        /**
+         * Claimed at {@code now}: one more period, at most {@link #CLAIM_HOLD_MAX_MICROS}, and callers wait for
+         * the claimant's answer. The period says when the old rejection ended, not when the next permit comes:
+         * a month's window rejected for 30 days must not keep the key rejected here for 30 more when the
+         * claimant's call fails or takes the last permit of the new window.
+         */
         Denial claimed(long now) {
-            long until = now + periodMicros();
+            long until = now + Math.min(periodMicros(), CLAIM_HOLD_MAX_MICROS);
             return new Denial(decision, permits, atMicros, until, true, Math.max(until, now + ANSWER_TIMEOUT_MICROS));
         }
 

@@ -222,6 +222,25 @@ class LocalDenyCacheTests {
     }
 
     @Test
+    void aClaimOnARejectionOfAMonthHoldsASecondAtMostNotAnotherMonth() {
+        LocalDenyCache cache = new LocalDenyCache(10, clock);
+        // A calendar month's quota spent: Redis rejects until the month ends, 30 days away.
+        cache.remember("k", 1, new Decision(false, 3, 0, Duration.ofDays(30), Duration.ofDays(30)));
+        clock.advance(Duration.ofDays(30));
+        assertThat(cache.rejection("k", 1)).as("the month is over: the first caller asks Redis").isNull();
+        // Redis failed the claimant: no answer will come, the failure policy decided its call.
+        cache.settle("k");
+        assertThat(cache.rejection("k", 1).retryAfter()).as("the flood waits a second, not a month").isEqualTo(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(cache.rejection("k", 1)).as("the next caller asks Redis again").isNull();
+        // Redis admits it and that was the new month's last permit: the claim again holds a second, not 30 days.
+        cache.remember("k", 1, new Decision(true, 3, 0, Duration.ofDays(31), Duration.ZERO));
+        assertThat(cache.rejection("k", 1)).isNotNull();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(cache.rejection("k", 1)).as("Redis tells the new month's retry-after").isNull();
+    }
+
+    @Test
     void aFloodThatGoesOnAfterAShortClaimStillSendsOneCallerToRedis() {
         LocalDenyCache cache = new LocalDenyCache(10, clock);
         cache.remember("k", 1, new Decision(false, 2, 0, Duration.ofSeconds(2), Duration.ofMillis(15)));
