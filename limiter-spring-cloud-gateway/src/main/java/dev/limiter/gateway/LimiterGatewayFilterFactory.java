@@ -3,13 +3,13 @@ package dev.limiter.gateway;
 import java.util.List;
 
 import dev.limiter.gateway.internal.GatewayLimits;
-import dev.limiter.gateway.internal.XRateLimitHeaders;
 import dev.limiter.spring.internal.web.RuleDecisions;
 import dev.limiter.spring.internal.web.WebFluxRejections;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
+import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
 import org.springframework.cloud.gateway.support.HasRouteId;
 import reactor.core.publisher.Mono;
 
@@ -19,15 +19,16 @@ import reactor.core.publisher.Mono;
  * {@code #principal} and {@code #clientIp}, the limiter's algorithm, limits, max-wait, shadow mode,
  * failure policy, deny cache and metrics, {@code limiter.on-missing-key}) and answers as a rule does:
  * RateLimit header fields, and a rejection answered by WebFlux's exception handling (429, {@code Retry-After},
- * problem detail; 400 for a missing key), plus the {@code X-RateLimit-*} fields unless
- * limiter.gateway.redis-rate-limiter-headers is false.
+ * problem detail; 400 for a missing key), plus the {@code X-RateLimit-*} fields as configured
+ * ({@link LimiterGatewayProperties}).
  * <pre>
  * filters:
  *   - Limiter=orders
  *   - name: Limiter
  *     args: {limiter: orders, key: "#request.headers.getFirst('X-Api-Key')", cost: 1}
  * </pre>
- * Without {@code limiter}, the limiter named as the route's id decides.
+ * Without {@code limiter}, the limiter named as the route's id decides; a Limiter filter in
+ * {@code default-filters} names its limiter.
  */
 public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<LimiterGatewayFilterFactory.Config> {
 
@@ -49,12 +50,15 @@ public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<Li
     @Override
     public GatewayFilter apply(Config config) {
         String routeId = (config.getRouteId() != null) ? config.getRouteId() : "";
-        String limiter = (config.getLimiter() != null && !config.getLimiter().isBlank()) ? config.getLimiter() : routeId;
-        GatewayLimits.RouteRule rule = limits.rule("spring.cloud.gateway.server.webflux.routes[" + routeId + "].filters[Limiter]", limiter,
-                config.getKey(), config.getCost());
+        // A default filter is made once for every route (its route id is the gateway's "defaultFilters"):
+        // it names its limiter, there is no one route whose id could.
+        boolean defaultFilter = RouteDefinitionRouteLocator.DEFAULT_FILTERS.equals(routeId);
+        String limiter = (config.getLimiter() != null && !config.getLimiter().isBlank()) ? config.getLimiter() : defaultFilter ? null : routeId;
+        String property = defaultFilter ? "spring.cloud.gateway.server.webflux.default-filters[Limiter]"
+                : "spring.cloud.gateway.server.webflux.routes[" + routeId + "].filters[Limiter]";
+        GatewayLimits.RouteRule rule = limits.rule(property, limiter, config.getKey(), config.getCost());
         return (exchange, chain) -> {
-            RuleDecisions decisions = rule.xRateLimitFields() ? (decided, cost, decision) -> XRateLimitHeaders.put(decided, cost, decision,
-                    exchange.getResponse().getHeaders()::set) : RuleDecisions.NONE;
+            RuleDecisions decisions = rule.decisions(exchange.getResponse().getHeaders()::set);
             return rule.rules()
                 .admit(exchange, decisions)
                 .then(Mono.just(true))

@@ -49,8 +49,7 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
     public ServerResponse filter(ServerRequest request, HandlerFunction<ServerResponse> next) throws Exception {
         Prepared route = prepared(request);
         HttpServletResponse response = currentResponse();
-        RuleDecisions decisions = route.rule().xRateLimitFields() ? (decided, permits, decision) -> XRateLimitHeaders.put(decided, permits,
-                decision, response::setHeader) : RuleDecisions.NONE;
+        RuleDecisions decisions = route.rule().decisions(response::setHeader);
         try {
             route.rule().rules().admit(request.servletRequest(), response, decisions);
         }
