@@ -141,8 +141,8 @@ public final class LimiterGatewayAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         LimiterGatewayFilterFactory limiterGatewayFilterFactory(GatewayLimits limits, ObjectProvider<HandlerAdapter> handlerAdapters,
-                ObjectProvider<HandlerResultHandler> resultHandlers) {
-            return new LimiterGatewayFilterFactory(limits, new WebFluxRejections(handlerAdapters, resultHandlers));
+                ObjectProvider<HandlerResultHandler> resultHandlers, ObjectProvider<org.springframework.cloud.gateway.config.GatewayProperties> gateway) {
+            return new LimiterGatewayFilterFactory(limits, new WebFluxRejections(handlerAdapters, resultHandlers), gateway);
         }
     }
 }

@@ -7,9 +7,11 @@ import dev.limiter.spring.internal.web.RuleDecisions;
 import dev.limiter.spring.internal.web.WebFluxRejections;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
-import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
 import org.springframework.cloud.gateway.support.HasRouteId;
 import reactor.core.publisher.Mono;
 
@@ -27,8 +29,8 @@ import reactor.core.publisher.Mono;
  *   - name: Limiter
  *     args: {limiter: orders, key: "#request.headers.getFirst('X-Api-Key')", cost: 1}
  * </pre>
- * Without {@code limiter}, the limiter named as the route's id decides; a Limiter filter in
- * {@code default-filters} names its limiter.
+ * Without {@code limiter}, the limiter named as the route's id decides (in {@code default-filters}, each
+ * route's).
  */
 public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<LimiterGatewayFilterFactory.Config> {
 
@@ -36,10 +38,13 @@ public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<Li
 
     private final WebFluxRejections rejections;
 
-    LimiterGatewayFilterFactory(GatewayLimits limits, WebFluxRejections rejections) {
+    private final ObjectProvider<GatewayProperties> gateway;
+
+    LimiterGatewayFilterFactory(GatewayLimits limits, WebFluxRejections rejections, ObjectProvider<GatewayProperties> gateway) {
         super(Config.class);
         this.limits = limits;
         this.rejections = rejections;
+        this.gateway = gateway;
     }
 
     @Override
@@ -50,12 +55,8 @@ public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<Li
     @Override
     public GatewayFilter apply(Config config) {
         String routeId = (config.getRouteId() != null) ? config.getRouteId() : "";
-        // A default filter is made once for every route (its route id is the gateway's "defaultFilters"):
-        // it names its limiter, there is no one route whose id could.
-        boolean defaultFilter = RouteDefinitionRouteLocator.DEFAULT_FILTERS.equals(routeId);
-        String limiter = (config.getLimiter() != null && !config.getLimiter().isBlank()) ? config.getLimiter() : defaultFilter ? null : routeId;
-        String property = defaultFilter ? "spring.cloud.gateway.server.webflux.default-filters[Limiter]"
-                : "spring.cloud.gateway.server.webflux.routes[" + routeId + "].filters[Limiter]";
+        String limiter = (config.getLimiter() != null && !config.getLimiter().isBlank()) ? config.getLimiter() : routeId;
+        String property = property(routeId);
         GatewayLimits.RouteRule rule = limits.rule(property, limiter, config.getKey(), config.getCost());
         return (exchange, chain) -> {
             RuleDecisions decisions = rule.decisions(exchange.getResponse().getHeaders()::set);
@@ -65,6 +66,30 @@ public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<Li
                 .onErrorResume(WebFluxRejections::isRejection, (ex) -> rejections.answer(exchange, ex).then(Mono.just(false)))
                 .flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.empty());
         };
+    }
+
+    /**
+     * Where the filter of route {@code routeId} is configured, for messages. The gateway applies a filter
+     * of default-filters to each route as the route's own, with the route's id: a route of the gateway's
+     * properties without a Limiter filter of its own has it from default-filters.
+     */
+    private String property(String routeId) {
+        GatewayProperties gateway = this.gateway.getIfAvailable();
+        if (gateway != null) {
+            boolean own = gateway.getRoutes().stream().filter((route) -> routeId.equals(route.getId())).findFirst()
+                .map((route) -> route.getFilters().stream().anyMatch(LimiterGatewayFilterFactory::isLimiter)).orElse(true);
+            List<FilterDefinition> defaults = gateway.getDefaultFilters();
+            for (int i = 0; i < defaults.size() && !own; i++) {
+                if (isLimiter(defaults.get(i))) {
+                    return "spring.cloud.gateway.server.webflux.default-filters[" + i + "]";
+                }
+            }
+        }
+        return "spring.cloud.gateway.server.webflux.routes[" + routeId + "].filters[Limiter]";
+    }
+
+    private static boolean isLimiter(FilterDefinition filter) {
+        return "Limiter".equalsIgnoreCase(filter.getName());
     }
 
     /** The arguments of one route's Limiter filter. */

@@ -9,7 +9,6 @@ import dev.limiter.spring.LimiterConfigurationException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
-import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import reactor.core.publisher.Mono;
 
@@ -17,8 +16,8 @@ import reactor.core.publisher.Mono;
  * A Spring Cloud Gateway {@code RateLimiter} deciding through Limiter, for routes limited by the gateway's
  * own {@code RequestRateLimiter} filter and its {@code KeyResolver} beans: registered as the bean
  * {@code limiter}, routes name it with {@code rate-limiter: "#{@limiter}"}. Each route is decided by the
- * limiter named by its filter argument {@code limiter.name}, else by the one a {@code RequestRateLimiter}
- * of {@code default-filters} names, else by the limiter named as the route's id, one of
+ * limiter named by its filter argument {@code limiter.name} (in {@code default-filters} too, which the
+ * gateway applies to each route), else by the limiter named as the route's id, one of
  * {@code limiter.limiters}; the argument {@code limiter.cost} sets the permits each request takes (1 by
  * default). Java route definitions name the limiter and cost with {@link #using(String, long)}. Decisions
  * go through Limiter's reactive path, without blocking: algorithms, several limits, max-wait, shadow mode,
@@ -101,19 +100,12 @@ public class LimiterRateLimiter extends AbstractRateLimiter<LimiterRateLimiter.C
     }
 
     /**
-     * As RedisRateLimiter finds a route's arguments: the route's own, else those of {@link #using}, else
-     * those of a RequestRateLimiter in default-filters (the gateway binds them under its route id
-     * "defaultFilters").
+     * The route's arguments, else those of {@link #using}. The gateway binds the arguments of a
+     * RequestRateLimiter in default-filters for each route it applies to, under the route's id.
      */
     private @Nullable Config config(String routeId) {
         Config config = getConfig().get(routeId);
-        if (config == null) {
-            config = defaults;
-        }
-        if (config == null) {
-            config = getConfig().get(RouteDefinitionRouteLocator.DEFAULT_FILTERS);
-        }
-        return config;
+        return (config != null) ? config : defaults;
     }
 
     /** The arguments of one route's RequestRateLimiter filter, prefixed {@code limiter.}. */

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
-import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.annotation.Bean;
@@ -138,7 +137,8 @@ class RedisRateLimiterHeadersTests {
 
     /**
      * RequestRateLimiter in default-filters names its limiter there (limiter.name), as RedisRateLimiter's
-     * settings are found there; the one limiter is shared by the routes, key for key.
+     * settings are found there (the gateway binds them for each route); the one limiter is shared by the
+     * routes, key for key.
      */
     @Test
     void requestRateLimiterInDefaultFiltersDecidesEveryRouteByTheLimiterItNames(TestRedis redis) {
@@ -157,8 +157,9 @@ class RedisRateLimiterHeadersTests {
         }
     }
 
+    /** The gateway applies a default filter to each route as the route's own: messages name default-filters all the same. */
     @Test
-    void aLimiterFilterInDefaultFiltersLimitsEveryRouteAndMustNameItsLimiter(TestRedis redis) {
+    void aLimiterFilterInDefaultFiltersLimitsEveryRouteAndIsNamedThereInMessages(TestRedis redis) {
         List<String> defaults = List.of("limiter.limiters.everyone.limit=3", "limiter.limiters.everyone.window=1h",
                 WEBFLUX + "default-filters[0]=Limiter=everyone");
         try (Gateway gateway = reactive(redis.url(), defaults)) {
@@ -167,11 +168,15 @@ class RedisRateLimiterHeadersTests {
             assertThat(gateway.get("/plain/x").statusCode()).isEqualTo(200);
             assertThat(gateway.get("/other/x").statusCode()).isEqualTo(429);
             LimiterGatewayFilterFactory factory = gateway.context().getBean(LimiterGatewayFilterFactory.class);
-            LimiterGatewayFilterFactory.Config unnamed = new LimiterGatewayFilterFactory.Config();
-            unnamed.setRouteId(RouteDefinitionRouteLocator.DEFAULT_FILTERS);
-            assertThatThrownBy(() -> factory.apply(unnamed)).isInstanceOf(LimiterConfigurationException.class)
-                .hasMessageContaining("spring.cloud.gateway.server.webflux.default-filters[Limiter].limiter")
-                .hasMessageNotContaining("routes[defaultFilters]");
+            LimiterGatewayFilterFactory.Config fromDefaults = new LimiterGatewayFilterFactory.Config().setLimiter("nope");
+            fromDefaults.setRouteId("plain");
+            assertThatThrownBy(() -> factory.apply(fromDefaults)).isInstanceOf(LimiterConfigurationException.class)
+                .hasMessageContaining("spring.cloud.gateway.server.webflux.default-filters[0].limiter")
+                .hasMessageNotContaining("routes[");
+            LimiterGatewayFilterFactory.Config own = new LimiterGatewayFilterFactory.Config().setLimiter("nope");
+            own.setRouteId("filter");
+            assertThatThrownBy(() -> factory.apply(own)).isInstanceOf(LimiterConfigurationException.class)
+                .hasMessageContaining("spring.cloud.gateway.server.webflux.routes[filter].filters[Limiter].limiter");
         }
     }
 
