@@ -10,6 +10,7 @@ import dev.limiter.autoconfigure.web.LimiterWebFluxAutoConfiguration;
 import dev.limiter.autoconfigure.web.LimiterWebMvcAutoConfiguration;
 import dev.limiter.gateway.internal.GatewayLimits;
 import dev.limiter.gateway.internal.GatewayRouteSites;
+import dev.limiter.gateway.internal.XRateLimitHeaders;
 import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.internal.web.WebFluxRejections;
 
@@ -24,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.route.RouteDefinition;
@@ -35,6 +37,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerResultHandler;
 
@@ -57,8 +60,8 @@ public final class LimiterGatewayAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     GatewayLimits limiterGatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties,
-            LimiterGatewayProperties gateway) {
-        return new GatewayLimits(registry, methods, properties, gateway.isRedisRateLimiterHeaders());
+            LimiterGatewayProperties gateway, Environment environment) {
+        return new GatewayLimits(registry, methods, properties, XRateLimitHeaders.configured(gateway, Binder.get(environment)));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -175,8 +178,8 @@ public final class LimiterGatewayAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         LimiterGatewayFilterFactory limiterGatewayFilterFactory(GatewayLimits limits, ObjectProvider<HandlerAdapter> handlerAdapters,
-                ObjectProvider<HandlerResultHandler> resultHandlers) {
-            return new LimiterGatewayFilterFactory(limits, new WebFluxRejections(handlerAdapters, resultHandlers));
+                ObjectProvider<HandlerResultHandler> resultHandlers, ObjectProvider<org.springframework.cloud.gateway.config.GatewayProperties> gateway) {
+            return new LimiterGatewayFilterFactory(limits, new WebFluxRejections(handlerAdapters, resultHandlers), gateway);
         }
     }
 }

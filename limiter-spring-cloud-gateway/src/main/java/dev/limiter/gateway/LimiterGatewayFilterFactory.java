@@ -3,11 +3,13 @@ package dev.limiter.gateway;
 import java.util.List;
 
 import dev.limiter.gateway.internal.GatewayLimits;
-import dev.limiter.gateway.internal.XRateLimitHeaders;
 import dev.limiter.spring.internal.web.RuleDecisions;
 import dev.limiter.spring.internal.web.WebFluxRejections;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
 import org.springframework.cloud.gateway.support.HasRouteId;
@@ -19,15 +21,16 @@ import reactor.core.publisher.Mono;
  * {@code #principal} and {@code #clientIp}, the limiter's algorithm, limits, max-wait, shadow mode,
  * failure policy, deny cache and metrics, {@code limiter.on-missing-key}) and answers as a rule does:
  * RateLimit header fields, and a rejection answered by WebFlux's exception handling (429, {@code Retry-After},
- * problem detail; 400 for a missing key), plus the {@code X-RateLimit-*} fields unless
- * limiter.gateway.redis-rate-limiter-headers is false.
+ * problem detail; 400 for a missing key), plus the {@code X-RateLimit-*} fields as configured
+ * ({@link LimiterGatewayProperties}).
  * <pre>
  * filters:
  *   - Limiter=orders
  *   - name: Limiter
  *     args: {limiter: orders, key: "#request.headers.getFirst('X-Api-Key')", cost: 1}
  * </pre>
- * Without {@code limiter}, the limiter named as the route's id decides.
+ * Without {@code limiter}, the limiter named as the route's id decides (in {@code default-filters}, each
+ * route's).
  */
 public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<LimiterGatewayFilterFactory.Config> {
 
@@ -35,10 +38,13 @@ public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<Li
 
     private final WebFluxRejections rejections;
 
-    LimiterGatewayFilterFactory(GatewayLimits limits, WebFluxRejections rejections) {
+    private final ObjectProvider<GatewayProperties> gateway;
+
+    LimiterGatewayFilterFactory(GatewayLimits limits, WebFluxRejections rejections, ObjectProvider<GatewayProperties> gateway) {
         super(Config.class);
         this.limits = limits;
         this.rejections = rejections;
+        this.gateway = gateway;
     }
 
     @Override
@@ -50,17 +56,40 @@ public class LimiterGatewayFilterFactory extends AbstractGatewayFilterFactory<Li
     public GatewayFilter apply(Config config) {
         String routeId = (config.getRouteId() != null) ? config.getRouteId() : "";
         String limiter = (config.getLimiter() != null && !config.getLimiter().isBlank()) ? config.getLimiter() : routeId;
-        GatewayLimits.RouteRule rule = limits.rule("spring.cloud.gateway.server.webflux.routes[" + routeId + "].filters[Limiter]", limiter,
-                config.getKey(), config.getCost());
+        String property = property(routeId);
+        GatewayLimits.RouteRule rule = limits.rule(property, limiter, config.getKey(), config.getCost());
         return (exchange, chain) -> {
-            RuleDecisions decisions = rule.xRateLimitFields() ? (decided, cost, decision) -> XRateLimitHeaders.put(decided, cost, decision,
-                    exchange.getResponse().getHeaders()::set) : RuleDecisions.NONE;
+            RuleDecisions decisions = rule.decisions(exchange.getResponse().getHeaders()::set);
             return rule.rules()
                 .admit(exchange, decisions)
                 .then(Mono.just(true))
                 .onErrorResume(WebFluxRejections::isRejection, (ex) -> rejections.answer(exchange, ex).then(Mono.just(false)))
                 .flatMap((admitted) -> admitted ? chain.filter(exchange) : Mono.empty());
         };
+    }
+
+    /**
+     * Where the filter of route {@code routeId} is configured, for messages. The gateway applies a filter
+     * of default-filters to each route as the route's own, with the route's id: a route of the gateway's
+     * properties without a Limiter filter of its own has it from default-filters.
+     */
+    private String property(String routeId) {
+        GatewayProperties gateway = this.gateway.getIfAvailable();
+        if (gateway != null) {
+            boolean own = gateway.getRoutes().stream().filter((route) -> routeId.equals(route.getId())).findFirst()
+                .map((route) -> route.getFilters().stream().anyMatch(LimiterGatewayFilterFactory::isLimiter)).orElse(true);
+            List<FilterDefinition> defaults = gateway.getDefaultFilters();
+            for (int i = 0; i < defaults.size() && !own; i++) {
+                if (isLimiter(defaults.get(i))) {
+                    return "spring.cloud.gateway.server.webflux.default-filters[" + i + "]";
+                }
+            }
+        }
+        return "spring.cloud.gateway.server.webflux.routes[" + routeId + "].filters[Limiter]";
+    }
+
+    private static boolean isLimiter(FilterDefinition filter) {
+        return "Limiter".equalsIgnoreCase(filter.getName());
     }
 
     /** The arguments of one route's Limiter filter. */

@@ -131,9 +131,10 @@ class ReactiveGatewayTests {
             assertThat(first.body()).isEqualTo("ok");
             assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"orders\";q=5;w=3600");
             assertThat(first.headers().firstValue("RateLimit")).hasValueSatisfying((value) -> assertThat(value).startsWith("\"orders\";r=4;t="));
-            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("4");
-            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("5");
-            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("1");
+            // In RedisRateLimiter's terms, 5 an hour counts 720 tokens a permit (a replenish rate of 1 a second).
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2880");
+            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3600");
+            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("720");
             for (int i = 0; i < 4; i++) {
                 assertThat(gateway.get("/orders/1").statusCode()).isEqualTo(200);
             }
@@ -155,8 +156,9 @@ class ReactiveGatewayTests {
         try (Gateway gateway = start(redis.url(), uniquePrefix())) {
             HttpResponse<String> first = gateway.get("/named/x", Map.of("X-Api-Key", "a"));
             assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"legacy\";q=4;w=3600");
-            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("2");
-            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
+            // 4 an hour counts 900 tokens a permit.
+            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("1800");
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("1800");
             assertThat(gateway.get("/named/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(200);
             assertThat(gateway.get("/named/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(429);
             // The route's limiter is legacy's, key for key: a shares it with route legacy.
@@ -170,8 +172,9 @@ class ReactiveGatewayTests {
             HttpResponse<String> first = gateway.get("/legacy/x", Map.of("X-Api-Key", "a"));
             assertThat(first.statusCode()).isEqualTo(200);
             assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"legacy\";q=4;w=3600");
-            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("3");
-            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("4");
+            // 4 an hour counts 900 tokens a permit.
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2700");
+            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3600");
             for (int i = 0; i < 3; i++) {
                 gateway.get("/legacy/x", Map.of("X-Api-Key", "a"));
             }

@@ -1,6 +1,9 @@
 package dev.limiter.gateway.internal;
 
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
 
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterRegistry;
@@ -10,6 +13,7 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.internal.interceptor.RateLimitedMethods;
 import dev.limiter.spring.internal.web.RateLimitRule;
 import dev.limiter.spring.internal.web.RateLimitRules;
+import dev.limiter.spring.internal.web.RuleDecisions;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,21 +33,18 @@ public final class GatewayLimits {
 
     private final LimiterProperties properties;
 
-    private final boolean xRateLimitFields;
+    private final @Nullable XRateLimitHeaders xRateLimitHeaders;
 
     /**
-     * @param xRateLimitFields whether answers carry the X-RateLimit-* fields (limiter.gateway.redis-rate-limiter-headers)
+     * @param xRateLimitHeaders the X-RateLimit-* fields answers carry; null for none
+     *     ({@link XRateLimitHeaders#configured})
      */
-    public GatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties, boolean xRateLimitFields) {
+    public GatewayLimits(RateLimiterRegistry registry, RateLimitedMethods methods, LimiterProperties properties,
+            @Nullable XRateLimitHeaders xRateLimitHeaders) {
         this.registry = registry;
         this.methods = methods;
         this.properties = properties;
-        this.xRateLimitFields = xRateLimitFields;
-    }
-
-    /** Whether answers carry the X-RateLimit-* fields. */
-    public boolean xRateLimitFields() {
-        return xRateLimitFields;
+        this.xRateLimitHeaders = xRateLimitHeaders;
     }
 
     /**
@@ -61,7 +62,7 @@ public final class GatewayLimits {
                     "Name a limiter configured under limiter.limiters, such as - Limiter=orders, or args: {limiter: orders}");
         }
         RateLimitRule rule = ConfiguredRules.rule(property, EVERY_PATH, List.of(), null, null, limiter, key, cost, properties);
-        return new RouteRule(new RateLimitRules(List.of(rule), registry, methods), rule.shadow() ? false : xRateLimitFields);
+        return new RouteRule(new RateLimitRules(List.of(rule), registry, methods), rule.shadow() ? null : xRateLimitHeaders);
     }
 
     /**
@@ -73,13 +74,31 @@ public final class GatewayLimits {
      */
     public RouteLimit routeLimit(String name, String site, String argument) {
         refusePlans(site + ": " + argument, name);
-        RateLimiter limiter = registry.find(name).orElseThrow(() -> new LimiterConfigurationException(site + ": " + argument, name,
-                "There is no limiter '" + name + "'", "Configure limiter.limiters." + name + " (its limit and window), or name one of the "
-                        + "limiters configured with the filter argument " + argument + ": "
-                        + (registry.names().isEmpty() ? "(none)" : String.join(", ", registry.names()))));
+        RateLimiter limiter = registry.find(name).orElseThrow(() -> noSuchLimiter(name, site, argument));
         LimiterProperties.Limiter configured = properties.getLimiters().get(name);
         boolean shadow = configured != null && Boolean.TRUE.equals(configured.getShadow());
-        return new RouteLimit(limiter, site, shadow, methods.outcomes(), properties.getHeaders().isEnabled(), xRateLimitFields);
+        return new RouteLimit(limiter, site, shadow, methods.outcomes(), properties.getHeaders().isEnabled(), shadow ? null : xRateLimitHeaders);
+    }
+
+    /**
+     * Checks where a route is defined (a Java route, before the registry holds every configured limiter)
+     * that limiter {@code name} can decide it through RequestRateLimiter: configured, and without plans.
+     *
+     * @throws LimiterConfigurationException naming {@code site} when it cannot
+     */
+    public void checkRouteLimiter(String name, String site, String argument) {
+        refusePlans(site + ": " + argument, name);
+        if (registry.find(name).isEmpty() && !properties.getLimiters().containsKey(name)) {
+            throw noSuchLimiter(name, site, argument);
+        }
+    }
+
+    private LimiterConfigurationException noSuchLimiter(String name, String site, String argument) {
+        Set<String> names = new TreeSet<>(registry.names());
+        names.addAll(properties.getLimiters().keySet());
+        return new LimiterConfigurationException(site + ": " + argument, name, "There is no limiter '" + name + "'", "Configure limiter.limiters."
+                + name + " (its limit and window), or name one of the limiters configured with the filter argument " + argument + ": "
+                + (names.isEmpty() ? "(none)" : String.join(", ", names)));
     }
 
     /**
@@ -124,9 +143,15 @@ public final class GatewayLimits {
     }
 
     /**
-     * The rules of one Limiter filter, and whether its answers carry the X-RateLimit-* fields (never in
-     * shadow mode, as the RateLimit fields).
+     * The rules of one Limiter filter, and the X-RateLimit-* fields its answers carry (null for none; none
+     * in shadow mode, as the RateLimit fields).
      */
-    public record RouteRule(RateLimitRules rules, boolean xRateLimitFields) {
+    public record RouteRule(RateLimitRules rules, @Nullable XRateLimitHeaders xRateLimitHeaders) {
+
+        /** What the rules tell of each decision: its X-RateLimit-* fields, given to {@code header}. */
+        public RuleDecisions decisions(BiConsumer<String, String> header) {
+            XRateLimitHeaders fields = xRateLimitHeaders;
+            return (fields != null) ? (limiter, cost, decision) -> fields.put(limiter, cost, decision, header) : RuleDecisions.NONE;
+        }
     }
 }

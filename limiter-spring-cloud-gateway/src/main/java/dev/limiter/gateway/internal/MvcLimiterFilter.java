@@ -77,8 +77,7 @@ public final class MvcLimiterFilter implements HandlerFilterFunction<ServerRespo
             return next.handle(request);
         }
         HttpServletResponse response = currentResponse();
-        RuleDecisions decisions = rule.xRateLimitFields() ? (decided, permits, decision) -> XRateLimitHeaders.put(decided, permits,
-                decision, response::setHeader) : RuleDecisions.NONE;
+        RuleDecisions decisions = rule.decisions(response::setHeader);
         try {
             if (keyFunction != null) {
                 request.servletRequest().setAttribute(KEY_ATTRIBUTE, keyFunction.apply(request));

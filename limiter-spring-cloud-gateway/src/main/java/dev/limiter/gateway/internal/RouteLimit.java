@@ -35,7 +35,7 @@ public final class RouteLimit implements EnforcementPoint {
 
     private final boolean ietfFields;
 
-    private final boolean xRateLimitFields;
+    private final @Nullable XRateLimitHeaders xRateLimitHeaders;
 
     private volatile @Nullable RateLimitHeaderFields headerFields;
 
@@ -45,16 +45,16 @@ public final class RouteLimit implements EnforcementPoint {
      * @param shadow whether the limiter only observes
      * @param outcomes where decisions are recorded (and allowed ones' RateLimit fields made)
      * @param ietfFields whether answers carry the IETF RateLimit fields (limiter.headers.enabled)
-     * @param xRateLimitFields whether answers carry the X-RateLimit-* fields
+     * @param xRateLimitHeaders the X-RateLimit-* fields answers carry; null for none
      */
     public RouteLimit(RateLimiter limiter, String site, boolean shadow, DecisionOutcomes outcomes, boolean ietfFields,
-            boolean xRateLimitFields) {
+            @Nullable XRateLimitHeaders xRateLimitHeaders) {
         this.limiter = limiter;
         this.site = site;
         this.shadow = shadow;
         this.outcomes = outcomes;
         this.ietfFields = ietfFields;
-        this.xRateLimitFields = xRateLimitFields;
+        this.xRateLimitHeaders = xRateLimitHeaders;
         this.deciding = limiter.reportingRejectionsAs(Consequence.rejectedAs(shadow, false));
     }
 
@@ -86,8 +86,8 @@ public final class RouteLimit implements EnforcementPoint {
                 fields.put(HttpHeaders.RETRY_AFTER, Long.toString(RateLimitHeaderFields.retryAfterSeconds(decision.retryAfter())));
             }
         }
-        if (xRateLimitFields && !shadow) {
-            XRateLimitHeaders.put(limiter, cost, decision, fields::put);
+        if (xRateLimitHeaders != null && !shadow) {
+            xRateLimitHeaders.put(limiter, cost, decision, fields::put);
         }
         Duration turnIn = (consequence.step() == Consequence.Step.AWAIT_TURN) ? consequence.turnIn() : Duration.ZERO;
         return new Answer(!rejected, turnIn, fields);

@@ -16,8 +16,8 @@ import org.springframework.web.servlet.function.ServerResponse;
  * {@code limiter.rules} limits requests, with the same arguments as the reactive gateway's Limiter filter
  * ({@code #request} is the {@code HttpServletRequest}), and answers as a rule does: RateLimit header
  * fields, a 429 with {@code Retry-After} and a problem detail from the application's
- * {@code RateLimitExceededHandler} (400 for a missing key), plus the {@code X-RateLimit-*} fields unless
- * limiter.gateway.redis-rate-limiter-headers is false.
+ * {@code RateLimitExceededHandler} (400 for a missing key), plus the {@code X-RateLimit-*} fields as
+ * configured ({@code limiter.gateway.*}).
  * <p>In Java route definitions:
  * <pre>
  * route("orders").GET("/orders/**", http())

@@ -89,10 +89,12 @@ class GatewayMvcRateLimitTests {
             assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"orders\";q=5;w=60");
             // The frozen clock stands 10 s into its minute: the window ends in 50 s.
             assertThat(first.headers().firstValue("RateLimit")).hasValue("\"orders\";r=4;t=50");
-            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("4");
-            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("5");
-            assertThat(first.headers().firstValue("X-RateLimit-Replenish-Rate")).hasValue("0");
-            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("1");
+            // As RedisRateLimiter reports 5 a minute (replenishRate 1, burstCapacity 60, requestedTokens 12):
+            // in twelfths of a permit, so that the replenish rate is a whole number, never 0.
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("48");
+            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("60");
+            assertThat(first.headers().firstValue("X-RateLimit-Replenish-Rate")).hasValue("1");
+            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("12");
             for (int i = 0; i < 4; i++) {
                 assertThat(gateway.get("/orders/7", ALICE).statusCode()).isEqualTo(200);
             }
@@ -119,9 +121,11 @@ class GatewayMvcRateLimitTests {
             assertThat(first.body()).isEqualTo("backend: /reports/2026");
             assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=6;w=60");
             assertThat(first.headers().firstValue("RateLimit")).hasValue("\"reports\";r=4;t=50");
-            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("4");
-            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("6");
-            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("2");
+            // 6 a minute in tenths of a permit: 4 permits left are 40 tokens, a report's 2 permits 20.
+            assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("40");
+            assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("60");
+            assertThat(first.headers().firstValue("X-RateLimit-Replenish-Rate")).hasValue("1");
+            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("20");
             assertThat(gateway.get("/reports/2026", ALICE).statusCode()).isEqualTo(200);
             assertThat(gateway.get("/reports/2026", ALICE).statusCode()).isEqualTo(200);
             HttpResponse<String> rejected = gateway.get("/reports/2026", ALICE);
