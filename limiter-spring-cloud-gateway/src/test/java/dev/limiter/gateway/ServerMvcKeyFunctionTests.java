@@ -64,7 +64,8 @@ class ServerMvcKeyFunctionTests {
             LimitCheck.assertExact("caller a, 2 permits each", ReactiveGatewayTests.admittedAlternating(one, two, "/costly/x",
                     Map.of("X-Api-Key", "a"), 8), 3);
             HttpResponse<String> first = one.get("/costly/x", Map.of("X-Api-Key", "b"));
-            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("2");
+            // 2 permits, in RedisRateLimiter's terms for 6 an hour: a replenish rate of 1 token a second, 600 tokens a permit.
+            assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("1200");
         }
     }
 
