@@ -182,9 +182,9 @@ abstract class GatewayFeaturesTests {
     /**
      * On a Redis of its own, killed halfway: a key the deny cache remembers stays rejected without Redis,
      * though its limiter's policy would let it through; and the default policy, local, admits this
-     * instance's share of what Redis last said of a key, no more.
+     * instance's share of what Redis last said of a key, no more. Runs last: closing a reactive gateway
+     * disposes Reactor Netty's global resources, on which the class's gateway serves too.
      */
-    // Last: closing a reactive gateway disposes Reactor Netty's global resources, which the class's gateway serves on.
     @Test
     @Order(Integer.MAX_VALUE)
     void whileRedisIsOutTheDenyCacheAndTheLocalPolicyAnswer() {
