@@ -38,10 +38,9 @@ final class Gateway implements AutoCloseable {
 
     /** Starts a gateway of {@code type} (REACTIVE or SERVLET) with {@code properties} and the beans of {@code sources}. */
     static Gateway start(WebApplicationType type, List<String> properties, Class<?>... sources) {
-        List<String> all = new ArrayList<>(properties);
-        all.add("server.port=0");
-        all.add("spring.main.banner-mode=off");
-        all.add("management.endpoints.web.exposure.include=");
+        // Defaults first: a test's own properties come later and win (such as an actuator endpoint exposed).
+        List<String> all = new ArrayList<>(List.of("server.port=0", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include="));
+        all.addAll(properties);
         Class<?>[] withApp = new Class<?>[sources.length + 1];
         withApp[0] = App.class;
         System.arraycopy(sources, 0, withApp, 1, sources.length);

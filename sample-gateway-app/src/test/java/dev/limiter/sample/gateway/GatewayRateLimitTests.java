@@ -19,8 +19,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The sample gateway as it ships (its application.yml), two instances on one real Redis in front of one
  * real backend: each route admits exactly its limit, per route or per caller, whichever instance a request
- * reaches; answers carry the RateLimit and X-RateLimit-* fields; a rejection is a 429 that never reaches
- * the backend; while Redis is out, the failure policy answers.
+ * reaches, and the backend receives exactly those; answers carry the RateLimit and X-RateLimit-* fields; a
+ * rejection is a 429 that never reaches the backend; a request without a key is answered as
+ * limiter.on-missing-key says (Limiter filter) or as deny-empty-key says (RequestRateLimiter); while Redis
+ * is out, the failure policy answers.
  */
 @RedisTest
 class GatewayRateLimitTests {
@@ -51,11 +53,13 @@ class GatewayRateLimitTests {
     void eachCallerHasItsOwnLimitOnTheLimiterRouteAcrossTwoGateways(TestRedis redis) {
         List<String> properties = properties(redis);
         try (SampleGateway one = start(properties); SampleGateway two = start(properties)) {
+            int served = backend.served();
             assertThat(admitted(one, two, "/orders/1", Map.of("X-User-Id", "alice"), 15)).as("alice on orders").isEqualTo(5);
             assertThat(admitted(one, two, "/orders/1", Map.of("X-User-Id", "bob"), 15)).as("bob on orders").isEqualTo(5);
             // A route's limit is its own: alice's orders take nothing from her catalog.
             assertThat(admitted(one, two, "/catalog/1", Map.of("X-User-Id", "alice"), 12)).as("alice on catalog").isEqualTo(4);
             assertThat(admitted(one, two, "/catalog/1", Map.of("X-User-Id", "bob"), 12)).as("bob on catalog").isEqualTo(4);
+            assertThat(backend.served() - served).as("requests that reached the backend").isEqualTo(18);
         }
     }
 
@@ -93,18 +97,26 @@ class GatewayRateLimitTests {
     }
 
     @Test
-    void aCallerWithoutAKeyIsRefusedAsOnMissingKeySays(TestRedis redis) {
-        try (SampleGateway gateway = start(properties(redis))) {
+    void aCallerWithoutAKeyIsAnsweredAsOnMissingKeySays(TestRedis redis) {
+        List<String> skip = properties(redis);
+        skip.add("limiter.on-missing-key=skip");
+        try (SampleGateway gateway = start(properties(redis)); SampleGateway skipping = start(skip)) {
             int served = backend.served();
             HttpResponse<String> refused = gateway.get("/orders/7");
             assertThat(refused.statusCode()).isEqualTo(400);
             assertThat(refused.body()).contains("\"limiter\":\"orders\"");
             assertThat(backend.served()).isEqualTo(served);
+            // skip: unlimited, beyond the route's limit of 5.
+            for (int i = 0; i < 8; i++) {
+                assertThat(skipping.get("/orders/7").statusCode()).isEqualTo(200);
+            }
+            assertThat(backend.served() - served).as("requests that reached the backend").isEqualTo(8);
         }
     }
 
+
     @Test
-    void theRequestRateLimiterRouteAnswersWithTheFieldsAndA429(TestRedis redis) {
+    void theRequestRateLimiterRouteAnswersWithTheFieldsAndA429AndRefusesAnEmptyKey(TestRedis redis) {
         try (SampleGateway gateway = start(properties(redis))) {
             Map<String, String> carol = Map.of("X-User-Id", "carol");
             HttpResponse<String> first = gateway.get("/catalog/shoes", carol);
@@ -124,6 +136,15 @@ class GatewayRateLimitTests {
             assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
             assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
             assertThat(rejected.body()).isEmpty();
+            int served = backend.served();
+            // No X-User-Id, so the key resolver gives no key: RequestRateLimiter refuses it itself, as its
+            // deny-empty-key (true) and empty-key-status (403) say, before asking Limiter.
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> refused = gateway.get("/catalog/shoes");
+                assertThat(refused.statusCode()).isEqualTo(403);
+                assertThat(refused.headers().firstValue("RateLimit")).isEmpty();
+            }
+            assertThat(backend.served()).as("requests that reached the backend").isEqualTo(served);
         }
     }
 
@@ -139,18 +160,22 @@ class GatewayRateLimitTests {
                 assertThat(closed.get("/orders/1", alice).statusCode()).isEqualTo(200);
                 assertThat(open.get("/orders/1", alice).statusCode()).isEqualTo(200);
                 own.kill();
+                int served = backend.served();
                 for (int i = 0; i < 3; i++) {
                     HttpResponse<String> denied = closed.get("/orders/1", alice);
                     assertThat(denied.statusCode()).isEqualTo(429);
                     assertThat(denied.headers().firstValue("Retry-After")).isPresent();
                     assertThat(closed.get("/catalog/1", alice).statusCode()).isEqualTo(429);
+                    assertThat(closed.get("/status").statusCode()).isEqualTo(429);
                 }
+                assertThat(backend.served()).as("requests that reached the backend under deny").isEqualTo(served);
                 // Beyond every limit of the sample: allow lets them all through while Redis is out.
                 for (int i = 0; i < 12; i++) {
                     assertThat(open.get("/orders/1", alice).statusCode()).isEqualTo(200);
                     assertThat(open.get("/catalog/1", alice).statusCode()).isEqualTo(200);
                     assertThat(open.get("/status").statusCode()).isEqualTo(200);
                 }
+                assertThat(backend.served() - served).as("requests that reached the backend under allow").isEqualTo(36);
             }
         }
     }
