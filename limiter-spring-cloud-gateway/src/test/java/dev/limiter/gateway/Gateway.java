@@ -1,10 +1,13 @@
 package dev.limiter.gateway;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +64,11 @@ final class Gateway implements AutoCloseable {
         try {
             return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
+        catch (HttpTimeoutException ex) {
+            // Twice a request got no answer on a machine at load 20, not reproduced since: the gateway runs in this
+            // JVM, so what its threads were doing when the client gave up goes into the failure.
+            throw new IllegalStateException("GET " + path + " " + headers + " to " + url() + ": " + ex + "\n" + threads(), ex);
+        }
         catch (IOException ex) {
             throw new IllegalStateException("GET " + path + " " + headers + " to " + url() + ": " + ex, ex);
         }
@@ -68,6 +76,23 @@ final class Gateway implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
         }
+    }
+
+    /** The stacks of this JVM's threads, a dozen frames each. */
+    private static String threads() {
+        StringBuilder dump = new StringBuilder();
+        for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+            dump.append('"').append(thread.getThreadName()).append("\" ").append(thread.getThreadState());
+            if (thread.getLockName() != null) {
+                dump.append(" on ").append(thread.getLockName());
+            }
+            dump.append('\n');
+            StackTraceElement[] frames = thread.getStackTrace();
+            for (int i = 0; i < Math.min(frames.length, 12); i++) {
+                dump.append("    at ").append(frames[i]).append('\n');
+            }
+        }
+        return dump.toString();
     }
 
     HttpResponse<String> get(String path) {

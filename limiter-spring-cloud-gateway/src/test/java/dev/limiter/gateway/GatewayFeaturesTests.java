@@ -126,29 +126,31 @@ abstract class GatewayFeaturesTests {
         assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"multi-1m\";q=3;w=60, \"multi-1h\";q=5;w=3600");
         // 2 of 3 left this minute, 4 of 5 this hour: the minute's limit is reported, ending in 50 s.
         assertThat(first.headers().firstValue("RateLimit")).hasValue("\"multi-1m\";r=2;t=50");
-        assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
-        assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3");
+        // The X-RateLimit-* fields count as RedisRateLimiter would for 3 a minute: a token a second, 20 a permit.
+        assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("40");
+        assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("60");
         assertThat(gateway.get("/multi/x", caller).statusCode()).isEqualTo(200);
         assertThat(gateway.get("/multi/x", caller).statusCode()).isEqualTo(200);
         HttpResponse<String> perMinute = gateway.get("/multi/x", caller);
         assertThat(perMinute.statusCode()).isEqualTo(429);
         assertThat(perMinute.headers().firstValue("Retry-After")).hasValue("50");
         assertThat(perMinute.headers().firstValue("RateLimit")).hasValue("\"multi-1m\";r=0;t=50");
-        assertThat(perMinute.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3");
+        assertThat(perMinute.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("60");
         assertThat(perMinute.body()).contains("\"limiter\":\"multi\"");
         // The next minute: the minute's limit is whole again, the hour's has 2 left and is reported.
         clock.advance(Duration.ofSeconds(50));
         HttpResponse<String> nextMinute = gateway.get("/multi/x", caller);
         assertThat(nextMinute.statusCode()).isEqualTo(200);
         assertThat(nextMinute.headers().firstValue("RateLimit")).hasValue("\"multi-1h\";r=1;t=3540");
-        assertThat(nextMinute.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
-        assertThat(nextMinute.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("5");
+        // For 5 an hour: a token a second, 720 a permit.
+        assertThat(nextMinute.headers().firstValue("X-RateLimit-Remaining")).hasValue("720");
+        assertThat(nextMinute.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3600");
         assertThat(gateway.get("/multi/x", caller).statusCode()).isEqualTo(200);
         HttpResponse<String> perHour = gateway.get("/multi/x", caller);
         assertThat(perHour.statusCode()).isEqualTo(429);
         assertThat(perHour.headers().firstValue("Retry-After")).hasValue("3540");
         assertThat(perHour.headers().firstValue("RateLimit")).hasValue("\"multi-1h\";r=0;t=3540");
-        assertThat(perHour.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("5");
+        assertThat(perHour.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3600");
     }
 
     @Test

@@ -62,13 +62,14 @@ class ReactiveGatewayFeaturesTests extends GatewayFeaturesTests {
         HttpResponse<String> first = gateway.get("/costly/x", caller);
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(first.headers().firstValue("RateLimit")).hasValueSatisfying((value) -> assertThat(value).startsWith("\"costly\";r=3;"));
-        assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("3");
-        assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("2");
+        // In RedisRateLimiter's terms for 5 an hour (a token a second, 720 a permit): 3 permits left, 2 asked.
+        assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2160");
+        assertThat(first.headers().firstValue("X-RateLimit-Requested-Tokens")).hasValue("1440");
         assertThat(gateway.get("/costly/x", caller).statusCode()).isEqualTo(200);
         // 1 of 5 left, and a request takes 2.
         HttpResponse<String> rejected = gateway.get("/costly/x", caller);
         assertThat(rejected.statusCode()).isEqualTo(429);
-        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
+        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("720");
         assertThat(decisions("costly", "allowed", "redis")).isEqualTo(2);
         assertThat(decisions("costly", "rejected", "redis")).isEqualTo(1);
     }
