@@ -9,24 +9,49 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A small HTTP backend on a free loopback port that answers every request 200 "ok" and counts what reached it. */
-final class Backend implements AutoCloseable {
+/**
+ * A small HTTP backend on a free loopback port that answers every request 200 "ok" and counts what reached it.
+ * Started at once ({@link #start()}), or for the tests of one class as an extension ({@link #perClass()}).
+ */
+final class Backend implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
-    private final HttpServer server;
+    private volatile HttpServer server;
 
     private final AtomicInteger served = new AtomicInteger();
 
-    private Backend(HttpServer server) {
-        this.server = server;
+    private Backend() {
     }
 
     static Backend start() {
+        Backend backend = new Backend();
+        backend.server = backend.serve();
+        return backend;
+    }
+
+    /** A backend that a test class's {@code @RegisterExtension static} field starts before its tests and stops after them. */
+    static Backend perClass() {
+        return new Backend();
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        server = serve();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
+
+    private HttpServer serve() {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-            Backend backend = new Backend(server);
             server.createContext("/", (exchange) -> {
-                backend.served.incrementAndGet();
+                served.incrementAndGet();
                 byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
                 exchange.sendResponseHeaders(200, body.length);
                 try (OutputStream out = exchange.getResponseBody()) {
@@ -35,7 +60,7 @@ final class Backend implements AutoCloseable {
             });
             server.setExecutor(Executors.newFixedThreadPool(4));
             server.start();
-            return backend;
+            return server;
         }
         catch (IOException ex) {
             throw new IllegalStateException("Could not start the test backend", ex);

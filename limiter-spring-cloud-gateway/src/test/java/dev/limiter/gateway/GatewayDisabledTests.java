@@ -15,9 +15,8 @@ import dev.limiter.test.RedisControl;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.annotation.Bean;
@@ -37,17 +36,8 @@ class GatewayDisabledTests {
 
     private static final int REQUESTS = 6;
 
-    private static Backend backend;
-
-    @BeforeAll
-    static void startBackend() {
-        backend = Backend.start();
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
-    }
+    @RegisterExtension
+    static final Backend backend = Backend.perClass();
 
     @Test
     void theReactiveGatewaysRoutesRunUnlimited(TestRedis redis) {

@@ -13,9 +13,8 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.annotation.Bean;
@@ -29,17 +28,8 @@ import reactor.core.publisher.Mono;
 @RedisTest
 class ReactiveGatewayTests {
 
-    private static Backend backend;
-
-    @BeforeAll
-    static void startBackend() {
-        backend = Backend.start();
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
-    }
+    @RegisterExtension
+    static final Backend backend = Backend.perClass();
 
     /** Routes of every kind, each to the backend, with their limiters on {@code redisUrl} under {@code keyPrefix}. */
     static List<String> properties(String redisUrl, String keyPrefix) {

@@ -15,9 +15,8 @@ import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
@@ -48,17 +47,8 @@ class RedisRateLimiterHeadersTests {
     private static final List<String> DEFAULT_NAMES = List.of("X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate",
             "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens");
 
-    private static Backend backend;
-
-    @BeforeAll
-    static void startBackend() {
-        backend = Backend.start();
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
-    }
+    @RegisterExtension
+    static final Backend backend = Backend.perClass();
 
     /**
      * The same bucket four ways: RedisRateLimiter's "one request a minute" (replenishRate 1, burstCapacity 60,

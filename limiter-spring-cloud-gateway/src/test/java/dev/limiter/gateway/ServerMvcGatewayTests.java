@@ -14,9 +14,8 @@ import dev.limiter.gateway.mvc.LimiterFilterFunctions;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -30,17 +29,8 @@ import org.springframework.web.servlet.function.ServerResponse;
 @RedisTest
 class ServerMvcGatewayTests {
 
-    private static Backend backend;
-
-    @BeforeAll
-    static void startBackend() {
-        backend = Backend.start();
-    }
-
-    @AfterAll
-    static void stopBackend() {
-        backend.close();
-    }
+    @RegisterExtension
+    static final Backend backend = Backend.perClass();
 
     static List<String> properties(String redisUrl, String keyPrefix) {
         String routes = "spring.cloud.gateway.server.webmvc.routes";
