@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -165,13 +166,18 @@ class ReactiveGatewayTests {
             // 4 an hour counts 900 tokens a permit.
             assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2700");
             assertThat(first.headers().firstValue("X-RateLimit-Burst-Capacity")).hasValue("3600");
+            long drained = 0;
             for (int i = 0; i < 3; i++) {
+                drained = System.nanoTime();
                 gateway.get("/legacy/x", Map.of("X-Api-Key", "a"));
             }
             HttpResponse<String> rejected = gateway.get("/legacy/x", Map.of("X-Api-Key", "a"));
             assertThat(rejected.statusCode()).isEqualTo(429);
             assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
-            assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+            // The bucket takes back a token (1/900 of a permit) a second on Redis' clock: 0, unless the machine is that slow.
+            long refilled = Duration.ofNanos(System.nanoTime() - drained).toSeconds();
+            assertThat(rejected.headers().firstValue("X-RateLimit-Remaining").map(Long::parseLong)).hasValueSatisfying((remaining) -> assertThat(
+                    remaining).isBetween(0L, refilled));
         }
     }
 
