@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.limiter.RateLimiterRegistry;
 import dev.limiter.gateway.mvc.LimiterFilterFunctions;
+import dev.limiter.spring.MissingRateLimitKeyException;
+import dev.limiter.spring.web.RateLimitExceededHandler;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
 
@@ -19,6 +22,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -110,6 +116,24 @@ class ServerMvcGatewayTests {
         }
     }
 
+    /** docs/gateway.md, "A missing key: 403 or 400": a route moved from RequestRateLimiter keeps its 403. */
+    @Test
+    void aHandlerOfTheApplicationsOwnAnswersAMissingKeyAsItChooses(TestRedis redis) {
+        try (Gateway gateway = start(redis.url(), ReactiveGatewayTests.uniquePrefix(), List.of("limiter.on-missing-key=reject"),
+                MissingKeyForbidden.class)) {
+            HttpResponse<String> refused = gateway.get("/catalog/x");
+            assertThat(refused.statusCode()).isEqualTo(403);
+            assertThat(refused.body()).isEmpty();
+            // Everything else the handler does stays as it was: a rejection is still a 429 with its problem detail.
+            for (int i = 0; i < 3; i++) {
+                assertThat(gateway.get("/catalog/x", Map.of("X-Api-Key", "a")).statusCode()).isEqualTo(200);
+            }
+            HttpResponse<String> rejected = gateway.get("/catalog/x", Map.of("X-Api-Key", "a"));
+            assertThat(rejected.statusCode()).isEqualTo(429);
+            assertThat(rejected.body()).contains("\"limiter\":\"per-caller\"");
+        }
+    }
+
     @Test
     void whileRedisIsOutTheFailurePolicyAnswers() {
         try (TestRedis own = TestRedis.start()) {
@@ -135,10 +159,27 @@ class ServerMvcGatewayTests {
         return start(redisUrl, prefix, List.of());
     }
 
-    private static Gateway start(String redisUrl, String prefix, List<String> more) {
+    private static Gateway start(String redisUrl, String prefix, List<String> more, Class<?>... beans) {
         List<String> properties = properties(redisUrl, prefix);
         properties.addAll(more);
-        return Gateway.start(WebApplicationType.SERVLET, properties, JavaRoutes.class);
+        List<Class<?>> sources = new ArrayList<>(List.of(JavaRoutes.class));
+        sources.addAll(List.of(beans));
+        return Gateway.start(WebApplicationType.SERVLET, properties, sources.toArray(Class<?>[]::new));
+    }
+
+    /** The application's handler: 403 and no body for a request without a key, the rest as Limiter answers. */
+    @Configuration(proxyBeanMethods = false)
+    static class MissingKeyForbidden {
+
+        @Bean
+        RateLimitExceededHandler rateLimitExceededHandler(RateLimiterRegistry registry) {
+            return new RateLimitExceededHandler(registry) {
+                @Override
+                public ResponseEntity<ProblemDetail> handleMissingKey(MissingRateLimitKeyException ex) {
+                    return ResponseEntity.status(HttpStatus.FORBIDDEN).build();
+                }
+            };
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
