@@ -115,6 +115,31 @@ public interface RateLimiter {
     }
 
     /**
+     * Settles as {@link #settle(String, long, long)} does, without blocking the calling thread for Redis:
+     * for a call whose answer arrives on an event loop (a {@code Mono}, a {@code CompletionStage}). The
+     * stage completes with the key's quota after the settlement (null when {@code actual} equals
+     * {@code reserved}), or exceptionally with {@link SettleFailedException} when the state could not be
+     * reached; a settlement that timed out may have been applied, and is never sent again. The default
+     * settles at once, which is right for limiters that need no network.
+     *
+     * @param key the subject limited
+     * @param reserved the permits the call took when it was admitted, at least 1
+     * @param actual what the call cost, 0 or more
+     * @return the settlement to come
+     * @throws IllegalArgumentException at once, for a bad key, fewer than 1 permit reserved, a negative
+     *     actual cost, or a charge above 1000 times the smallest capacity of the limits
+     * @throws UnsupportedOperationException at once, by a limiter that cannot settle costs
+     */
+    default CompletionStage<@Nullable Quota> settleAsync(String key, long reserved, long actual) {
+        try {
+            return CompletableFuture.completedFuture(settle(key, reserved, actual));
+        }
+        catch (SettleFailedException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
      * Makes this limiter decide by {@code config} from now on: every caller holding it, or a view of it
      * ({@link #reportingRejectionsAs(Outcome)}), decides the next call by the new configuration. Calls
      * being decided finish by the old one. What becomes of each key's state follows

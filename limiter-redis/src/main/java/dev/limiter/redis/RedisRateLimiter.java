@@ -834,6 +834,73 @@ final class RedisRateLimiter implements RateLimiter, HoldingLimiter.Holdable {
      */
     @Override
     public @Nullable Quota settle(String key, long reserved, long actual) {
+        Settlement settlement = settlement(key, reserved, actual);
+        if (settlement == null) {
+            return null;
+        }
+        List<?> reply;
+        try {
+            reply = redis.execute(settlement.script(), settlement.redisKey(), (Object[]) settlement.args());
+        }
+        catch (RuntimeException ex) {
+            throw settlement.failed(ex);
+        }
+        return settlement.settled(reply);
+    }
+
+    /**
+     * The same settlement as {@link #settle}, through the reactive API: the calling thread only sends the
+     * script, and the stage completes on the thread that reads the reply.
+     */
+    @Override
+    public CompletionStage<@Nullable Quota> settleAsync(String key, long reserved, long actual) {
+        ReactiveScripts reactive = this.reactive;
+        if (reactive == null) {
+            return RateLimiter.super.settleAsync(key, reserved, actual);
+        }
+        Settlement settlement;
+        try {
+            settlement = settlement(key, reserved, actual);
+        }
+        catch (SettleFailedException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        if (settlement == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<List<?>> reply;
+        try {
+            reply = reactive.execute(settlement.script(), settlement.redisKey(), Arrays.asList(settlement.args()));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(settlement.failed(ex));
+        }
+        // Completed by hand, so that callbacks see the SettleFailedException itself, not wrapped.
+        CompletableFuture<@Nullable Quota> settled = new CompletableFuture<>();
+        reply.whenComplete((answer, failure) -> {
+            try {
+                if (failure != null) {
+                    settled.completeExceptionally(settlement.failed(runtime(failure)));
+                }
+                else {
+                    settled.complete(settlement.settled(answer));
+                }
+            }
+            catch (RuntimeException ex) {
+                settled.completeExceptionally(ex);
+            }
+        });
+        return settled;
+    }
+
+    /**
+     * What settling takes, checked: one EVALSHA of the algorithm's refund script when the call cost less
+     * than it reserved, of its charge script ({@code charge.lua}) when it cost more; null when it cost what
+     * it reserved.
+     *
+     * @throws SettleFailedException while Redis is unavailable
+     */
+    private @Nullable Settlement settlement(String key, long reserved, long actual) {
         LimiterArguments.checkSettlement(reserved, actual);
         LimiterArguments.checkKey(key);
         if (actual == reserved) {
@@ -848,32 +915,76 @@ final class RedisRateLimiter implements RateLimiter, HoldingLimiter.Holdable {
             throw new SettleFailedException(name, key, reserved, actual, "Redis is unavailable (the limiters follow their failure "
                     + "policy); nothing was settled", null);
         }
-        List<?> reply;
-        try {
-            if (charge) {
-                String[] args = tuned.codec().arguments(now(), permits);
-                args[2] = Long.toString(chunk);
-                reply = redis.execute(LuaScript.chargeOf(tuned.config().algorithm()), redisKey, (Object[]) args);
-            }
-            else {
-                reply = redis.execute(LuaScript.refundOf(tuned.config().algorithm()), redisKey, tuned.codec(), now(), permits);
-            }
+        String[] args = tuned.codec().arguments(now(), permits);
+        if (charge) {
+            args[2] = Long.toString(chunk);
         }
-        catch (RuntimeException ex) {
+        LuaScript script = charge ? LuaScript.chargeOf(tuned.config().algorithm()) : LuaScript.refundOf(tuned.config().algorithm());
+        return new Settlement(tuned, key, redisKey, reserved, actual, script, args);
+    }
+
+    /** A settlement on its way to Redis, and what becomes of its reply or failure. */
+    private final class Settlement {
+
+        private final Tuning tuned;
+
+        private final String key;
+
+        private final String redisKey;
+
+        private final long reserved;
+
+        private final long actual;
+
+        private final LuaScript script;
+
+        private final String[] args;
+
+        Settlement(Tuning tuned, String key, String redisKey, long reserved, long actual, LuaScript script, String[] args) {
+            this.tuned = tuned;
+            this.key = key;
+            this.redisKey = redisKey;
+            this.reserved = reserved;
+            this.actual = actual;
+            this.script = script;
+            this.args = args;
+        }
+
+        LuaScript script() {
+            return script;
+        }
+
+        String redisKey() {
+            return redisKey;
+        }
+
+        String[] args() {
+            return args;
+        }
+
+        /** Redis failed: told to the availability check; never sent again, as it may have been applied. */
+        SettleFailedException failed(RuntimeException ex) {
             availability.failed(redisKey, ex);
-            throw new SettleFailedException(name, key, reserved, actual, "Redis failed (" + ex.getMessage() + "); a call that timed "
+            return new SettleFailedException(name, key, reserved, actual, "Redis failed (" + ex.getMessage() + "); a call that timed "
                     + "out may have settled all the same", ex);
         }
-        availability.succeeded();
-        if (!charge && denyCache != null) {
-            denyCache.forget(redisKey);
+
+        /**
+         * Redis settled: a refund forgets this instance's remembered rejection of the key, as {@link #refund}
+         * does; the local shares hear the new quota.
+         */
+        Quota settled(List<?> reply) {
+            availability.succeeded();
+            if (actual < reserved && denyCache != null) {
+                denyCache.forget(redisKey);
+            }
+            Decision settled = tuned.codec().decision(reply);
+            LocalShares shares = tuned.shares();
+            if (shares != null) {
+                shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, settled.remaining(), ScriptCodec.resetAfterMicros(reply));
+            }
+            return Quota.of(settled);
         }
-        Decision settled = tuned.codec().decision(reply);
-        LocalShares shares = tuned.shares();
-        if (shares != null) {
-            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, settled.remaining(), ScriptCodec.resetAfterMicros(reply));
-        }
-        return Quota.of(settled);
     }
 
     /**

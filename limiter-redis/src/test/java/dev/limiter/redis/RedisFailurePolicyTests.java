@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,6 +14,7 @@ import dev.limiter.Decision;
 import dev.limiter.DecisionSource;
 import dev.limiter.FailurePolicy;
 import dev.limiter.LimitSpec;
+import dev.limiter.Quota;
 import dev.limiter.RateLimiter;
 import dev.limiter.RateLimiterConfig;
 import dev.limiter.RefundFailedException;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -247,6 +250,42 @@ class RedisFailurePolicyTests {
         assertThat(limiter.tryAcquire("k").allowed()).isFalse();
         // A cost as estimated asks no one, so it cannot fail.
         assertThat(limiter.settle("k", 2, 2)).isNull();
+        factory.close();
+    }
+
+    /**
+     * settleAsync sends the script and returns: a paused Redis holds back the stage, not the caller. A
+     * Redis that fails completes the stage with SettleFailedException, never leaving it open.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void anAsynchronousSettlementWaitsForNoOneAndFailsItsStageWhenRedisFails(Algorithm algorithm) {
+        RedisRateLimiterFactory factory = builder(FailurePolicy.LOCAL, 1).reactiveRedis(new ReactiveStringRedisTemplate(server.connections))
+            .build();
+        RateLimiter limiter = factory.create("orders", algorithm, FIVE_PER_10S);
+        // Connected, as at an application's start: opening the reactive connection blocks, sending on it does not.
+        factory.warmUp();
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire("k");
+        }
+        redis.pause();
+        CompletableFuture<Quota> refunded;
+        try {
+            refunded = limiter.settleAsync("k", 5, 1).toCompletableFuture();
+            assertThat(refunded).as("a settlement Redis has not answered yet").isNotDone();
+        }
+        finally {
+            redis.resume();
+        }
+        assertThat(refunded.join().remaining()).isEqualTo(4);
+        redis.kill();
+        CompletableFuture<Quota> failed = limiter.settleAsync("k", 1, 3).toCompletableFuture();
+        assertThatThrownBy(failed::join).cause().isInstanceOf(SettleFailedException.class)
+            .hasMessageStartingWith("Could not settle key 'k' of limiter 'orders' from 1 permits reserved to 3 actual: Redis failed");
+        assertThat(factory.isRedisAvailable()).isFalse();
+        assertThatThrownBy(limiter.settleAsync("k", 3, 1).toCompletableFuture()::join).cause().isInstanceOf(SettleFailedException.class)
+            .hasMessageEndingWith("Redis is unavailable (the limiters follow their failure policy); nothing was settled");
+        assertThat(limiter.settleAsync("k", 2, 2).toCompletableFuture().join()).isNull();
         factory.close();
     }
 

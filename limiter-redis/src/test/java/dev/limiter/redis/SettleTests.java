@@ -1,6 +1,8 @@
 package dev.limiter.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.ByteBuffer;
@@ -12,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -73,6 +76,52 @@ class SettleTests {
         assertThat(expected).isEqualTo(algorithm.isBucket() ? 17_000 : 10_000);
         assertThat(pttl).isBetween(expected - 1_000, expected);
         assertThat(redis.redisKey("fresh")).contains("{debt:fresh}");
+    }
+
+    /**
+     * settleAsync through the reactive API settles as settle does on Redis and as the twin does in memory:
+     * a charge into debt, a refund, a cost as estimated (null, nothing asked), a bad argument at once.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void anAsynchronousSettlementSettlesAsTheBlockingOneDoes(Algorithm algorithm) {
+        VirtualClock clock = new VirtualClock(T0);
+        RateLimiterConfig config = RateLimiterConfig.of(algorithm, LimitSpec.of(10, Duration.ofSeconds(10)));
+        RateLimiter async = RedisRateLimiterFactory.builder(TestRedisSupport.shared())
+            .reactiveRedis(TestRedisSupport.sharedReactive())
+            .keyPrefix(TestRedisSupport.uniquePrefix())
+            .clock(clock)
+            .build()
+            .create("settled", config);
+        RateLimiter blocking = Backend.REDIS.factory(clock, TestRedisSupport.uniquePrefix()).create("settled", config);
+        RateLimiter memory = Backend.MEMORY.factory(clock, null).create("settled", config);
+        List<RateLimiter> limiters = List.of(async, blocking, memory);
+        for (RateLimiter limiter : limiters) {
+            assertThat(limiter.tryAcquire("charged", 4).allowed()).isTrue();
+            assertThat(limiter.tryAcquire("refunded", 6).allowed()).isTrue();
+        }
+        Quota charged = async.settleAsync("charged", 4, 13).toCompletableFuture().join();
+        assertThat(charged).isEqualTo(blocking.settle("charged", 4, 13));
+        // In memory, the interface's settleAsync: settled at once.
+        CompletableFuture<Quota> inMemory = memory.settleAsync("charged", 4, 13).toCompletableFuture();
+        assertThat(inMemory).isDone();
+        assertThat(quotaOf(charged)).isEqualTo(quotaOf(inMemory.join()));
+        Quota refunded = async.settleAsync("refunded", 6, 2).toCompletableFuture().join();
+        assertThat(refunded).isEqualTo(blocking.settle("refunded", 6, 2));
+        assertThat(quotaOf(refunded)).isEqualTo(quotaOf(memory.settle("refunded", 6, 2)));
+        assertThat(refunded.remaining()).isEqualTo(8);
+        assertThat(async.settleAsync("refunded", 3, 3).toCompletableFuture().join()).isNull();
+        assertThatThrownBy(() -> async.settleAsync("refunded", 0, 1)).isInstanceOf(IllegalArgumentException.class);
+        // Later calls find the same state on every backend: the debt paid off alike.
+        clock.advance(Duration.ofSeconds(4));
+        List<Decision> later = limiters.stream().map((limiter) -> limiter.tryAcquire("charged", 1)).toList();
+        assertThat(later).extracting(Decision::allowed, Decision::remaining)
+            .containsOnly(tuple(later.get(0).allowed(), later.get(0).remaining()));
+        assertThat(later.get(0)).isEqualTo(later.get(1));
+    }
+
+    private static List<Object> quotaOf(Quota quota) {
+        return List.of(quota.limit(), quota.remaining(), quota.resetAfter());
     }
 
     /**
