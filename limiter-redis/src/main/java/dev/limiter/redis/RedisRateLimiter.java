@@ -811,16 +811,25 @@ final class RedisRateLimiter implements RateLimiter, HoldingLimiter.Holdable {
             throw new RefundFailedException(name, key, permits, "Redis failed (" + ex.getMessage() + "); a call that timed out may "
                     + "have given the permits back all the same", ex);
         }
+        return changed(tuned, key, redisKey, reply, true);
+    }
+
+    /**
+     * The key's quota after Redis changed its state (a refund, a settlement): a change that gave permits back
+     * forgets this instance's remembered rejection of the key (deny cache), which would otherwise keep
+     * rejecting it; the local shares hear the new quota.
+     */
+    private Quota changed(Tuning tuned, String key, String redisKey, List<?> reply, boolean gaveBack) {
         availability.succeeded();
-        if (denyCache != null) {
+        if (gaveBack && denyCache != null) {
             denyCache.forget(redisKey);
         }
-        Decision refunded = tuned.codec().decision(reply);
+        Decision changed = tuned.codec().decision(reply);
         LocalShares shares = tuned.shares();
         if (shares != null) {
-            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, refunded.remaining(), ScriptCodec.resetAfterMicros(reply));
+            shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, changed.remaining(), ScriptCodec.resetAfterMicros(reply));
         }
-        return Quota.of(refunded);
+        return Quota.of(changed);
     }
 
     /**
@@ -969,21 +978,9 @@ final class RedisRateLimiter implements RateLimiter, HoldingLimiter.Holdable {
                     + "out may have settled all the same", ex);
         }
 
-        /**
-         * Redis settled: a refund forgets this instance's remembered rejection of the key, as {@link #refund}
-         * does; the local shares hear the new quota.
-         */
+        /** Redis settled: what gave permits back forgets the remembered rejection, as {@link #refund} does. */
         Quota settled(List<?> reply) {
-            availability.succeeded();
-            if (actual < reserved && denyCache != null) {
-                denyCache.forget(redisKey);
-            }
-            Decision settled = tuned.codec().decision(reply);
-            LocalShares shares = tuned.shares();
-            if (shares != null) {
-                shares.observe(key, ScriptCodec.reportedLimit(reply) - 1, settled.remaining(), ScriptCodec.resetAfterMicros(reply));
-            }
-            return Quota.of(settled);
+            return changed(tuned, key, redisKey, reply, actual < reserved);
         }
     }
 
