@@ -55,7 +55,8 @@ public final class LimiterExchangeFilterFunction implements ExchangeFilterFuncti
 
     /**
      * The call's permit: one decision (one round trip), a held key waited out on a timer and decided
-     * again, the call's turn waited for, then a look for a hold that came meanwhile.
+     * again, the call's turn waited for, then a look for a hold that came meanwhile: one is waited out
+     * and the call decided again, its turn spent.
      */
     private Mono<Boolean> admit(OutgoingCalls.Call call) {
         return Mono.defer(() -> Mono.fromCompletionStage(call.decideAsync())).flatMap((answer) -> {
@@ -66,8 +67,8 @@ public final class LimiterExchangeFilterFunction implements ExchangeFilterFuncti
             if (turn.isZero()) {
                 return Mono.just(true);
             }
-            return delay.apply(turn).then(holdRemaining(call))
-                .flatMap((again) -> again.isZero() ? Mono.just(true) : delay.apply(call.afterHold(again)).thenReturn(true));
+            return delay.apply(turn).then(holdRemaining(call)).map(call::afterTurn)
+                .flatMap((hold) -> hold.isZero() ? Mono.just(true) : delay.apply(hold).then(admit(call)));
         });
     }
 

@@ -138,27 +138,41 @@ public final class OutgoingCalls {
 
         /**
          * Takes the permit of a blocking call, waiting with {@code pause}; throws when it cannot within
-         * max-wait. Each decision is one round trip; a held key is waited out and decided again.
+         * max-wait. Each decision is one round trip; a held key is waited out and decided again, also when
+         * the hold came while the call waited for its turn (see {@link #afterTurn}).
          */
         public void admit(Pause pause) throws InterruptedException {
-            Duration turn;
             while (true) {
                 HoldingLimiter.Answer answer = holding.tryAcquire(key, 1);
-                if (!answer.held()) {
-                    turn = afterDecision(answer.decision());
+                if (answer.held()) {
+                    pause.sleep(afterHold(answer.decision().retryAfter()));
+                    continue;
+                }
+                Duration turn = afterDecision(answer.decision());
+                if (turn.isZero()) {
                     break;
                 }
-                pause.sleep(afterHold(answer.decision().retryAfter()));
-            }
-            if (!turn.isZero()) {
                 pause.sleep(turn);
-                // While it waited for its turn, an upstream's answer may have held the key.
-                Duration again = holdRemaining();
-                if (!again.isZero()) {
-                    pause.sleep(afterHold(again));
+                Duration hold = afterTurn(holdRemaining());
+                if (hold.isZero()) {
+                    break;
                 }
+                pause.sleep(hold);
             }
             proceeded();
+        }
+
+        /**
+         * The wait for a hold that came while the call waited for its turn ({@code remaining}, zero for none),
+         * counted against max-wait; after it the call is decided again. Its turn fell inside the hold, where the
+         * upstream takes no call, so it is spent, not given back: going out at the hold's end on it would join
+         * the calls whose turns fall there (calls bunched at the hold's end, more than the upstream's limit in
+         * its next window); giving it back would move the limiter's schedule back under turns others reserved.
+         *
+         * @throws OutgoingCallRejectedException when the hold ends after max-wait
+         */
+        public Duration afterTurn(Duration remaining) {
+            return remaining.isZero() ? remaining : afterHold(remaining);
         }
 
         /** The decision of the call, or a hold's rejection, without blocking where the limiter can. */
