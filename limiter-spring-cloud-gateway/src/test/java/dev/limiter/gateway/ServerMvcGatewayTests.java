@@ -30,7 +30,8 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The Server MVC gateway on a real Redis, routing to a real backend: the Limiter filter function in YAML
- * routes and in a Java route, one limit per route and per caller across two gateway instances.
+ * routes and in a Java route, one limit per route and per caller across two gateway instances. Limiter's
+ * clock stands still at the same instant in every gateway, so that no window ends while a test counts.
  */
 @RedisTest
 class ServerMvcGatewayTests {
@@ -162,7 +163,7 @@ class ServerMvcGatewayTests {
     private static Gateway start(String redisUrl, String prefix, List<String> more, Class<?>... beans) {
         List<String> properties = properties(redisUrl, prefix);
         properties.addAll(more);
-        List<Class<?>> sources = new ArrayList<>(List.of(JavaRoutes.class));
+        List<Class<?>> sources = new ArrayList<>(List.of(JavaRoutes.class, RedisRateLimiterHeadersTests.FrozenTime.class));
         sources.addAll(List.of(beans));
         return Gateway.start(WebApplicationType.SERVLET, properties, sources.toArray(Class<?>[]::new));
     }

@@ -89,7 +89,8 @@ class ServerMvcKeyFunctionTests {
                 "limiter.limiters.per-caller.window=1h",
                 "limiter.limiters.costly.algorithm=fixed-window", "limiter.limiters.costly.limit=6", "limiter.limiters.costly.window=1h"));
         properties.addAll(more);
-        return Gateway.start(WebApplicationType.SERVLET, properties, KeyFunctionRoutes.class);
+        // Limiter's clock stands still at the same instant in both gateways: no hour ends while a test counts.
+        return Gateway.start(WebApplicationType.SERVLET, properties, KeyFunctionRoutes.class, RedisRateLimiterHeadersTests.FrozenTime.class);
     }
 
     @Configuration(proxyBeanMethods = false)
