@@ -50,24 +50,27 @@ class SettledCostsOverHttpTests {
         HttpResponse<String> cheap = complete("ada", "hello there", 500);
         assertThat(cheap.statusCode()).isEqualTo(200);
         assertThat(cheap.body()).contains("\"totalTokens\":6");
-        // Only because the 494 came back can 990 be reserved now: 988 left after it settles at 6.
-        assertThat(complete("ada", "hello there", 990).statusCode()).isEqualTo(200);
+        // Only because the 494 came back can 990 be reserved now: 300 + 600 = 900 of it used, 94 left.
+        // (Limiter's clock stands still, Redis expires keys in real time: the bucket, 906 short, lives 54 s.)
+        HttpResponse<String> large = complete("ada", "word ".repeat(300), 990);
+        assertThat(large.statusCode()).isEqualTo(200);
+        assertThat(large.body()).contains("\"totalTokens\":900");
 
-        // 1200 prompt tokens + 10 answer tokens = 1210 against 10 reserved: 222 tokens owed.
+        // 1200 prompt tokens + 10 answer tokens = 1210 against 10 reserved: 84 left before, 1116 owed after.
         HttpResponse<String> expensive = complete("ada", "word ".repeat(1200), 10);
         assertThat(expensive.statusCode()).isEqualTo(200);
         assertThat(expensive.body()).contains("\"totalTokens\":1210");
 
         HttpResponse<String> inDebt = complete("ada", "hi", 1);
         assertThat(inDebt.statusCode()).isEqualTo(429);
-        // 223 tokens at 1000 a minute: 13.38 s, 14 whole seconds.
-        assertThat(inDebt.headers().firstValue("Retry-After")).hasValue("14");
+        // 1117 tokens at 1000 a minute: 67.02 s, 68 whole seconds.
+        assertThat(inDebt.headers().firstValue("Retry-After")).hasValue("68");
 
         // Another user is not in ada's debt.
         assertThat(complete("grace", "hi", 1).statusCode()).isEqualTo(200);
 
         // Paid off in time: the debt and one token refilled, the next small call passes.
-        clock.advance(Duration.ofMillis(13_380));
+        clock.advance(Duration.ofMillis(67_020));
         assertThat(complete("ada", "hi", 1).statusCode()).isEqualTo(200);
     }
 
