@@ -262,7 +262,7 @@ class ReactiveGatewayTests {
     private static Gateway start(String redisUrl, String prefix, List<String> more) {
         List<String> properties = properties(redisUrl, prefix);
         properties.addAll(more);
-        return Gateway.start(WebApplicationType.REACTIVE, properties, KeyResolvers.class, RedisRateLimiterHeadersTests.FrozenTime.class);
+        return Gateway.start(WebApplicationType.REACTIVE, properties, KeyResolvers.class, GatewayFeaturesTests.FrozenTime.class);
     }
 
     /** Sends {@code count} requests, alternating between the gateways, and counts those admitted (200). */

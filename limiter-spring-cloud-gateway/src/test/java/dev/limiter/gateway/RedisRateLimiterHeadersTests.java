@@ -15,7 +15,6 @@ import dev.limiter.spring.LimiterConfigurationException;
 import dev.limiter.spring.MissingRateLimitKeyException;
 import dev.limiter.test.RedisTest;
 import dev.limiter.test.TestRedis;
-import dev.limiter.test.VirtualClock;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -61,7 +60,7 @@ class RedisRateLimiterHeadersTests {
      */
     @Test
     void limiterSendsWhatRedisRateLimiterSendsForTheSameBucket(TestRedis redis) {
-        try (Gateway gateway = reactive(redis.url(), List.of(), FrozenTime.class)) {
+        try (Gateway gateway = reactive(redis.url(), List.of(), GatewayFeaturesTests.FrozenTime.class)) {
             Map<String, String> expected = Map.of("X-RateLimit-Remaining", "0", "X-RateLimit-Replenish-Rate", "1", "X-RateLimit-Burst-Capacity",
                     "60", "X-RateLimit-Requested-Tokens", "60");
             for (String path : List.of("/redis/x", "/equivalent/x", "/java/x", "/per-minute/x")) {
@@ -304,16 +303,6 @@ class RedisRateLimiterHeadersTests {
                         .setKeyResolver(apiKeyResolver)))
                     .uri(environment.getRequiredProperty("test.backend")))
                 .build();
-        }
-    }
-
-    /** Limiter's clock stands still, so the rejected request finds Limiter's buckets as the first left them. */
-    @Configuration(proxyBeanMethods = false)
-    static class FrozenTime {
-
-        @Bean
-        VirtualClock limiterClock() {
-            return new VirtualClock(VirtualClock.EPOCH_ALIGNED_START);
         }
     }
 

@@ -163,7 +163,7 @@ class ServerMvcGatewayTests {
     private static Gateway start(String redisUrl, String prefix, List<String> more, Class<?>... beans) {
         List<String> properties = properties(redisUrl, prefix);
         properties.addAll(more);
-        List<Class<?>> sources = new ArrayList<>(List.of(JavaRoutes.class, RedisRateLimiterHeadersTests.FrozenTime.class));
+        List<Class<?>> sources = new ArrayList<>(List.of(JavaRoutes.class, GatewayFeaturesTests.FrozenTime.class));
         sources.addAll(List.of(beans));
         return Gateway.start(WebApplicationType.SERVLET, properties, sources.toArray(Class<?>[]::new));
     }

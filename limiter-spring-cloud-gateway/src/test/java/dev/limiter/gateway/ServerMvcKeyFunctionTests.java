@@ -90,7 +90,7 @@ class ServerMvcKeyFunctionTests {
                 "limiter.limiters.costly.algorithm=fixed-window", "limiter.limiters.costly.limit=6", "limiter.limiters.costly.window=1h"));
         properties.addAll(more);
         // Limiter's clock stands still at the same instant in both gateways: no hour ends while a test counts.
-        return Gateway.start(WebApplicationType.SERVLET, properties, KeyFunctionRoutes.class, RedisRateLimiterHeadersTests.FrozenTime.class);
+        return Gateway.start(WebApplicationType.SERVLET, properties, KeyFunctionRoutes.class, GatewayFeaturesTests.FrozenTime.class);
     }
 
     @Configuration(proxyBeanMethods = false)
