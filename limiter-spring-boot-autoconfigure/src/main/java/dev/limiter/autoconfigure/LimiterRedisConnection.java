@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
@@ -236,10 +238,18 @@ final class LimiterRedisConnection implements DisposableBean {
         }
     }
 
+    /**
+     * Closes the limiters' connection, waiting for it no longer than its client's shutdown quiet period
+     * and timeout and {@link #CLOSE_MARGIN} more: Lettuce's client shutdown waits for its connections'
+     * close without a bound, and once in a while never returns (lettuce#2278), which would hold the
+     * application's shutdown for good.
+     */
     @Override
     public void destroy() {
         if (own != null) {
-            own.destroy();
+            LettuceClientConfiguration client = own.getClientConfiguration();
+            Duration wait = client.getShutdownQuietPeriod().plus(client.getShutdownTimeout()).plus(CLOSE_MARGIN);
+            closeWithin(own::destroy, wait);
             // Else Lettuce warns, once the copy is garbage-collected, that it was never shut down.
             if (resources != null) {
                 resources.shutdown(0, 2, TimeUnit.SECONDS);
@@ -248,6 +258,49 @@ final class LimiterRedisConnection implements DisposableBean {
         // Made with the own connection, and stopped once it is gone.
         if (timer != null) {
             timer.stop();
+        }
+    }
+
+    /** What the application's shutdown waits for the limiters' connection beyond its client's own shutdown timeout. */
+    static final Duration CLOSE_MARGIN = Duration.ofSeconds(2);
+
+    /**
+     * Runs {@code close} on a daemon thread of its own and waits for it at most {@code wait}; past that,
+     * warns and returns, leaving the thread to finish or not (it keeps no JVM alive).
+     *
+     * @return whether {@code close} ended within {@code wait}, failing or not
+     */
+    static boolean closeWithin(Runnable close, Duration wait) {
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        Thread closing = new Thread(() -> {
+            try {
+                close.run();
+                closed.complete(null);
+            }
+            catch (Throwable ex) {
+                closed.completeExceptionally(ex);
+            }
+        }, "limiter-redis-close");
+        closing.setDaemon(true);
+        closing.start();
+        try {
+            closed.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        }
+        catch (ExecutionException ex) {
+            logger.warn("Closing the rate limiters' Redis connection failed", ex.getCause());
+            return true;
+        }
+        catch (TimeoutException ex) {
+            logger.warn("The rate limiters' Redis connection did not close within " + wait.toMillis() + " ms (the Redis client's "
+                    + "shutdown quiet period and timeout, spring.data.redis.lettuce.shutdown-timeout, and " + CLOSE_MARGIN.toSeconds()
+                    + " s more); shutdown goes on without waiting for it");
+            return false;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            logger.warn("Interrupted while closing the rate limiters' Redis connection; shutdown goes on without waiting for it");
+            return false;
         }
     }
 }
