@@ -74,8 +74,9 @@ final class CompletionStageCalls implements ReturnKind {
     /**
      * Calls the method, giving the call's permits back when it throws, or its stage fails, with an
      * exception of refundOn, and settling its actual cost when the stage completes (settle). The method's
-     * own stage is returned, untouched: the refund or settlement waits for it on the side, and runs on
-     * the executor, since the stage may complete on a thread that must not wait for Redis.
+     * own stage is returned, untouched: the refund or settlement waits for it on the side, the refund on
+     * the executor and the settlement sent asynchronously, since the stage may complete on a thread that
+     * must not wait for Redis.
      */
     private static @Nullable Object proceed(InterceptedCall call, Consequence consequence, Executor executor) throws Throwable {
         Object stage = call.proceed(consequence);
@@ -85,7 +86,7 @@ final class CompletionStageCalls implements ReturnKind {
                     call.refundLaterIfDue(consequence, failure, executor);
                 }
                 else {
-                    call.settleLater(consequence, value, executor);
+                    call.settleAsync(consequence, value);
                 }
             });
         }

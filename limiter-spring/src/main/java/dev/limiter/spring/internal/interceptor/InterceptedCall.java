@@ -182,39 +182,59 @@ final class InterceptedCall {
      * @return {@code result}, unchanged
      */
     @Nullable Object settled(Consequence consequence, @Nullable Object result) {
-        if (!method.settles() || !consequence.decision().allowed()) {
-            return result;
-        }
-        // An unlimited key or plan took nothing either.
-        RateLimiter deciding = limit().deciding();
-        if (deciding == null) {
-            return result;
-        }
-        try {
-            deciding.settle(key, cost, method.actualCost(invocation.getArguments(), invocation.getThis(), result));
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Could not settle the cost of a call of " + method.site() + " on limiter '" + method.name() + "' by settle = \""
-                    + method.settleExpression() + "\" (" + cost + " permit" + ((cost == 1) ? "" : "s") + " reserved stay taken): "
-                    + ex.getMessage(), ex);
-            prepared.outcomes().settleFailed(method, ex);
+        RateLimiter deciding = settling(consequence);
+        if (deciding != null) {
+            try {
+                deciding.settle(key, cost, method.actualCost(invocation.getArguments(), invocation.getThis(), result));
+            }
+            catch (RuntimeException ex) {
+                settleFailed(ex);
+            }
         }
         return result;
     }
 
-    /** As {@link #settled}, on {@code executor}: for a result delivered on a thread that must not wait for Redis. */
-    void settleLater(Consequence consequence, @Nullable Object result, Executor executor) {
-        if (!method.settles() || !consequence.decision().allowed()) {
+    /**
+     * As {@link #settled}, without waiting for the settlement: through {@link RateLimiter#settleAsync}, for
+     * a result delivered on a thread that must not wait for Redis (an event loop). A Redis limiter sends it
+     * through the reactive API and holds no thread while Redis answers, or fails it at once while Redis is
+     * out; a failure is logged and heard as by {@link #settled}.
+     */
+    void settleAsync(Consequence consequence, @Nullable Object result) {
+        RateLimiter deciding = settling(consequence);
+        if (deciding == null) {
             return;
         }
+        CompletionStage<?> settlement;
         try {
-            executor.execute(() -> settled(consequence, result));
+            settlement = deciding.settleAsync(key, cost, method.actualCost(invocation.getArguments(), invocation.getThis(), result));
         }
         catch (RuntimeException ex) {
-            logger.warn("Could not settle the cost of a call of " + method.site() + " on limiter '" + method.name()
-                    + "': the executor refused the settlement", ex);
-            prepared.outcomes().settleFailed(method, ex);
+            settleFailed(ex);
+            return;
         }
+        settlement.whenComplete((quota, failure) -> {
+            if (failure != null) {
+                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+                settleFailed((cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause.getMessage(), cause));
+            }
+        });
+    }
+
+    /** The limiter to settle with, or null when nothing is to be settled: no settle, a rejected call, an unlimited key or plan. */
+    private @Nullable RateLimiter settling(Consequence consequence) {
+        if (!method.settles() || !consequence.decision().allowed()) {
+            return null;
+        }
+        // An unlimited key or plan took nothing either.
+        return limit().deciding();
+    }
+
+    private void settleFailed(RuntimeException ex) {
+        logger.warn("Could not settle the cost of a call of " + method.site() + " on limiter '" + method.name() + "' by settle = \""
+                + method.settleExpression() + "\" (" + cost + " permit" + ((cost == 1) ? "" : "s") + " reserved stay taken): "
+                + ex.getMessage(), ex);
+        prepared.outcomes().settleFailed(method, ex);
     }
 
     /** Answers the rejected call through its fallback method. */

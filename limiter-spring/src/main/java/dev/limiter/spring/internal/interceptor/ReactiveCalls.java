@@ -148,8 +148,8 @@ final class ReactiveCalls implements ReturnKind {
     /**
      * {@code source}, giving the subscription's permits back when it signals an error of refundOn (after
      * any values, for a multi-value type), and, for a single value, settling its actual cost when it
-     * succeeds (settle). The refund or settlement runs on the application's executor, not on the thread
-     * signalling, which may be an event loop; the signals go on unchanged.
+     * succeeds (settle). Neither waits on the thread signalling, which may be an event loop: the refund
+     * runs on the application's executor, the settlement goes out asynchronously; the signals go on unchanged.
      */
     private Publisher<?> refunding(InterceptedCall call, Consequence consequence, Publisher<?> source) {
         if (!(call.method().refunds() || call.method().settles()) || !consequence.decision().allowed()) {
@@ -161,7 +161,7 @@ final class ReactiveCalls implements ReturnKind {
         }
         // A Mono settles on its value, or on completing empty (a null #result); never twice, never after an error.
         return Mono.from(source).doOnError((failure) -> call.refundLaterIfDue(consequence, failure, executor))
-            .doOnSuccess((value) -> call.settleLater(consequence, value, executor));
+            .doOnSuccess((value) -> call.settleAsync(consequence, value));
     }
 
     /** The response of the WebFlux exchange subscribing, else the servlet response of the call. */
