@@ -144,7 +144,7 @@ final class InterceptedCall {
      * call's own failure is what the caller sees.
      */
     void refundIfDue(Consequence consequence, Throwable failure) {
-        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        Throwable cause = unwrapped(failure);
         // An unlimited key or plan took nothing either.
         RateLimiter deciding = limit().deciding();
         if (!consequence.decision().allowed() || deciding == null || !method.refundsOn(cause)) {
@@ -185,7 +185,7 @@ final class InterceptedCall {
         RateLimiter deciding = settling(consequence);
         if (deciding != null) {
             try {
-                deciding.settle(key, cost, method.actualCost(invocation.getArguments(), invocation.getThis(), result));
+                deciding.settle(key, cost, actualCost(result));
             }
             catch (RuntimeException ex) {
                 settleFailed(ex);
@@ -207,7 +207,7 @@ final class InterceptedCall {
         }
         CompletionStage<?> settlement;
         try {
-            settlement = deciding.settleAsync(key, cost, method.actualCost(invocation.getArguments(), invocation.getThis(), result));
+            settlement = deciding.settleAsync(key, cost, actualCost(result));
         }
         catch (RuntimeException ex) {
             settleFailed(ex);
@@ -215,7 +215,7 @@ final class InterceptedCall {
         }
         settlement.whenComplete((quota, failure) -> {
             if (failure != null) {
-                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+                Throwable cause = unwrapped(failure);
                 settleFailed((cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause.getMessage(), cause));
             }
         });
@@ -228,6 +228,16 @@ final class InterceptedCall {
         }
         // An unlimited key or plan took nothing either.
         return limit().deciding();
+    }
+
+    /** What {@code #result} says the call cost, by the settle expression. */
+    private long actualCost(@Nullable Object result) {
+        return method.actualCost(invocation.getArguments(), invocation.getThis(), result);
+    }
+
+    /** What a stage failed with, unwrapped from the {@code CompletionException} a dependent stage sees. */
+    private static Throwable unwrapped(Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 
     private void settleFailed(RuntimeException ex) {
